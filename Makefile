@@ -5,7 +5,9 @@
 # make KVER=VERSION     build against /lib/modules/VERSION/build
 # make KDIR=DIR         build against a kernel build tree
 # make lint             checkpatch.pl --strict and sparse (C=2)
-# make check            run the test suite in a QEMU guest (virtme-ng)
+# make check            run the test suite in QEMU guests (virtme-ng), on the
+#                       kernel's dm core and on a pre-2df8b310bcfe one
+#                       (DM_CORE=stock|nofix for one, TESTS="group/name ...")
 # make check-host       run the test suite on this host (root, real kernel)
 # make install          install to /lib/modules/KVER/updates and run depmod
 
@@ -31,7 +33,8 @@ lint:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 CF="-Wsparse-error" modules
 
 check: modules
-	./tests/vm-run --kver $(KVER) $(if $(DM_CORE),--dm-core $(DM_CORE)) $(if $(TESTS),-- $(TESTS))
+	mkdir -p tests/out
+	$(if $(DM_CORE),DM_CORES="$(DM_CORE)") ./tests/check --kver $(KVER) $(if $(TESTS),-- $(TESTS))
 
 check-host: modules
 	./tests/run $(TESTS)

@@ -249,6 +249,9 @@ static int __init dm_fastlinear_init(void)
 		assoc_in_map = true;
 	} else if (!strcmp(blkg_assoc, "core")) {
 		assoc_in_map = false;
+		/* Without the fix in dm core, the first I/O oopses. */
+		if (!FASTLINEAR_CORE_ASSOCIATES_CLONE)
+			DMWARN("blkg_assoc=core on a kernel not known to carry 2df8b310bcfe");
 	} else {
 		DMERR("invalid blkg_assoc=%s (auto, core or map)", blkg_assoc);
 		return -EINVAL;

@@ -24,8 +24,12 @@ tar -C "$out" -xJf "$tarball" --strip-components=3 --wildcards \
 line='bio_clone_blkg_association(tgt_clone, io->orig_bio);'
 [ "$(grep -c "$line" "$out/dm.c")" = 1 ] ||
 	{ echo "build-dm-nofix: dm.c of $series does not carry the re-association"; exit 1; }
-sed -i "/$(printf '%s' "$line" | sed 's/[][().*>-]/\\&/g')/d" "$out/dm.c"
-! grep -q "bio_clone_blkg_association(tgt_clone" "$out/dm.c"
+# in a basic regular expression the line's ( ) > are literal
+sed -i "/$line/d" "$out/dm.c"
+if grep -q "bio_clone_blkg_association(tgt_clone" "$out/dm.c"; then
+	echo "build-dm-nofix: could not remove the re-association"
+	exit 1
+fi
 
 # dm-mod's objects, as drivers/md/Makefile lists them, plus the ones this
 # kernel's configuration adds.

@@ -140,6 +140,8 @@ _fio() {
 _cleanup() {
 	local n
 
+	_kprobe_cleanup
+	_cg_cleanup
 	awk -v t="$FL_TMP" 'index($2, t) == 1 { print $2 }' /proc/mounts |
 		xargs -r umount
 
@@ -155,4 +157,183 @@ _cleanup() {
 		done <"$FL_TMP/nullbs"
 	fi
 	rm -f "$FL_TMP/dms" "$FL_TMP/nullbs" "$FL_TMP/brds"
+}
+
+# ---- cgroup v2 ---------------------------------------------------------
+
+FL_CGROOT=/sys/fs/cgroup
+
+# _devno DEV: MAJ:MIN of a block device, as io.max and io.stat key it.
+_devno() {
+	local d
+	d=$(basename "$(readlink -f "$1")")
+	cat "/sys/class/block/$d/dev"
+}
+
+# _cg_create NAME: a child cgroup of the root with io and memory (cgroup
+# writeback is attributed only with both).  Prints its path.
+_cg_create() {
+	local cg=$FL_CGROOT/fltest-$1
+
+	echo "+io +memory" >"$FL_CGROOT/cgroup.subtree_control" ||
+		_fail "cannot enable io and memory controllers"
+	mkdir "$cg" || _fail "cannot create cgroup $cg"
+	echo "$cg" >>"$FL_TMP/cgroups"
+	echo "$cg"
+}
+
+# _cg_run CGROUP CMD ARGS...: run CMD inside CGROUP.
+_cg_run() {
+	local cg=$1
+	shift
+	bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$@"
+}
+
+# _cg_stat CGROUP DEV KEY: KEY (rbytes, wbytes, rios, wios, ...) of
+# DEV in the cgroup's io.stat, 0 when the device has no line.
+_cg_stat() {
+	awk -v d="$(_devno "$2")" -v k="$3" '$1 == d {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) v = kv[2] } }
+		END { print v + 0 }' "$1/io.stat"
+}
+
+_cg_cleanup() {
+	local cg
+
+	[ -s "$FL_TMP/cgroups" ] || return 0
+	tac "$FL_TMP/cgroups" | while read -r cg; do
+		# move stragglers to the root, then remove
+		while read -r pid; do
+			echo "$pid" >"$FL_CGROOT/cgroup.procs" 2>/dev/null
+		done <"$cg/cgroup.procs"
+		rmdir "$cg" 2>/dev/null
+	done
+	rm -f "$FL_TMP/cgroups"
+}
+
+# ---- kprobe hit counts -------------------------------------------------
+
+FL_TRACING=/sys/kernel/tracing
+
+# _kprobe_add NAME FUNC: a kprobe event counting calls to FUNC.
+_kprobe_add() {
+	echo "p:flprobe/$1 $2" >>"$FL_TRACING/kprobe_events" ||
+		_fail "cannot add a kprobe on $2"
+	echo "$1" >>"$FL_TMP/kprobes"
+	echo 1 >"$FL_TRACING/events/flprobe/$1/enable"
+}
+
+# _kprobe_hits NAME: calls counted since the probe was added.
+_kprobe_hits() {
+	awk -v n="$1" '$1 == n || $1 == "flprobe/" n { print $2 }' "$FL_TRACING/kprobe_profile"
+}
+
+_kprobe_cleanup() {
+	local n
+
+	[ -s "$FL_TMP/kprobes" ] || return 0
+	while read -r n; do
+		echo 0 >"$FL_TRACING/events/flprobe/$n/enable"
+		echo "-:flprobe/$n" >>"$FL_TRACING/kprobe_events"
+	done <"$FL_TMP/kprobes"
+	rm -f "$FL_TMP/kprobes"
+}
+
+# ---- blkcg tests: cgroups, background jobs, timing ---------------------
+
+# _cg_iomax CGROUP DEV LIMITS: set CGROUP's io.max on DEV, e.g. "wbps=1048576".
+_cg_iomax() {
+	echo "$(_devno "$2") $3" >"$1/io.max" ||
+		_fail "cannot set io.max '$3' on $2 for $1"
+	_log "io.max of $(basename "$1"): $(cat "$1/io.max" | tr '\n' ' ')"
+}
+
+# _cg_fio CGROUP NAME ARGS...: _fio, run inside CGROUP.
+_cg_fio() {
+	local cg=$1
+	shift
+	(
+		echo "$BASHPID" >"$cg/cgroup.procs" || _fail "cannot enter $cg"
+		_fio "$@"
+	) || exit 1
+}
+
+# _cg_evacuate CGROUP: move every process of CGROUP to the root cgroup.
+_cg_evacuate() {
+	local pid i
+
+	for ((i = 0; i < 50; i++)); do
+		[ -n "$(cat "$1/cgroup.procs")" ] || return 0	# cgroupfs sizes are 0
+		while read -r pid; do
+			echo "$pid" >"$FL_CGROOT/cgroup.procs" 2>/dev/null
+		done <"$1/cgroup.procs"
+	done
+	_fail "cannot move the processes out of $1: $(cat "$1/cgroup.procs" | tr '\n' ' ')"
+}
+
+# _cg_remove CGROUP: rmdir a cgroup made by _cg_create; returns rmdir's
+# status (a failure is left to the caller).
+_cg_remove() {
+	rmdir "$1" || return 1
+	sed -i "\\|^$1\$|d" "$FL_TMP/cgroups"
+}
+
+# _alive PID: the process exists and is not a zombie.
+_alive() {
+	local st
+
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+
+# _wait_pid PID SECS: wait at most SECS seconds for the background job PID
+# (a child of the test's shell) and return its exit status.  A job still
+# running then fails the test, with its kernel stack in the log.
+_wait_pid() {
+	local pid=$1 secs=$2 i c
+
+	for ((i = 0; i < secs * 10; i++)); do
+		_alive "$pid" || break
+		sleep 0.1
+	done
+	if _alive "$pid"; then
+		_log "process $pid ($(cat "/proc/$pid/comm")) still running after ${secs}s:"
+		cat "/proc/$pid/stack" 2>/dev/null
+		for c in $(cat /proc/"$pid"/task/*/children 2>/dev/null); do
+			_log "child $c ($(cat "/proc/$c/comm" 2>/dev/null)):"
+			cat "/proc/$c/stack" 2>/dev/null
+		done
+		_fail "process $pid did not finish within ${secs}s (hang?)"
+	fi
+	wait "$pid"
+}
+
+# _fio_msec NAME JOB: the run time in ms fio reported for JOB (its first
+# data direction) in the output _fio or _cg_fio kept for NAME.
+_fio_msec() {
+	awk -v j="$2" 'index($0, j ": (groupid=") == 1 { f = 1; next }
+		f && match($0, /\/[0-9]+msec\)/) { print substr($0, RSTART + 1, RLENGTH - 6); exit }' \
+		"$FL_TMP/fio-$1.out"
+}
+
+# _now / _since START: wall-clock seconds, and seconds since _now gave START.
+_now() {
+	date +%s.%N
+}
+
+_since() {
+	awk -v s="$1" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }'
+}
+
+# _at_least ACTUAL MIN WHAT / _at_most ACTUAL MAX WHAT (numbers, decimals too)
+_at_least() {
+	awk -v a="$1" -v m="$2" 'BEGIN { exit !(a >= m) }' ||
+		_fail "$3: got $1, expected at least $2"
+	_log "ok: $3 = $1 (>= $2)"
+}
+
+_at_most() {
+	awk -v a="$1" -v m="$2" 'BEGIN { exit !(a <= m) }' ||
+		_fail "$3: got $1, expected at most $2"
+	_log "ok: $3 = $1 (<= $2)"
 }

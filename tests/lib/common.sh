@@ -194,7 +194,7 @@ _cg_run() {
 _cg_stat() {
 	awk -v d="$(_devno "$2")" -v k="$3" '$1 == d {
 		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) v = kv[2] } }
-		END { print v + 0 }' "$1/io.stat"
+		END { printf "%.0f\n", v }' "$1/io.stat"
 }
 
 _cg_cleanup() {
@@ -276,6 +276,20 @@ _cg_evacuate() {
 _cg_remove() {
 	rmdir "$1" || return 1
 	sed -i "\\|^$1\$|d" "$FL_TMP/cgroups"
+}
+
+# _cg_wait_stat CGROUP DEV KEY MIN SECS: wait at most SECS seconds for KEY
+# of DEV in CGROUP's io.stat to reach MIN (e.g. all of a job's bios
+# submitted).  Returns 1 on a timeout, without failing the test (for use
+# while a device is suspended).
+_cg_wait_stat() {
+	local i
+
+	for ((i = 0; i < $5 * 10; i++)); do
+		[ "$(_cg_stat "$1" "$2" "$3")" -ge "$4" ] && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 # _alive PID: the process exists and is not a zombie.

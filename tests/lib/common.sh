@@ -7,6 +7,34 @@
 
 FL_NULLB_CFS=/sys/kernel/config/nullb
 
+# _load_modules: what the suite and the benchmark need (FL_DM_MOD, FL_BRD_MB,
+# FL_MODULE, FL_MODPARAMS); modules already loaded are left alone, except
+# that a loaded dm-fastlinear is replaced by FL_MODULE.
+_load_modules() {
+	if [ -n "${FL_DM_MOD:-}" ]; then
+		if lsmod | grep -q '^dm_mod '; then
+			echo "dm-mod already loaded, cannot insmod $FL_DM_MOD"
+			return 1
+		fi
+		insmod "$FL_DM_MOD" || return 1
+	else
+		modprobe dm-mod || return 1
+	fi
+	modprobe configfs 2>/dev/null
+	mountpoint -q /sys/kernel/config ||
+		mount -t configfs none /sys/kernel/config || return 1
+	lsmod | grep -q '^null_blk ' || modprobe null_blk nr_devices=0 || return 1
+	lsmod | grep -q '^brd ' ||
+		modprobe brd rd_nr=4 rd_size=$((FL_BRD_MB * 1024)) || return 1
+	mountpoint -q /sys/kernel/tracing ||
+		mount -t tracefs none /sys/kernel/tracing 2>/dev/null
+	if lsmod | grep -q '^dm_fastlinear '; then
+		rmmod dm_fastlinear || return 1
+	fi
+	# shellcheck disable=SC2086
+	insmod "$FL_MODULE" $FL_MODPARAMS || return 1
+}
+
 # Messages go to the test's log; only tests/run writes the summary lines.
 _log() { echo "$*"; }
 

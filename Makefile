@@ -4,12 +4,21 @@
 #                       without its headers, the newest installed headers)
 # make KVER=VERSION     build against /lib/modules/VERSION/build
 # make KDIR=DIR         build against a kernel build tree
+# make kmod KVER=V      build for kernel V in build/V/ (what make check and
+#                       tests/vm-run use); kernels whose headers live in the
+#                       sid chroot of scripts/setup-kernels.sh build there
 # make lint             checkpatch.pl --strict and sparse (C=2)
 # make check            run the test suite in QEMU guests (virtme-ng), on the
 #                       kernel's dm core and on a pre-2df8b310bcfe one
 #                       (DM_CORE=stock|nofix for one, TESTS="group/name ...")
 # make check-host       run the test suite on this host (root, real kernel)
 # make install          install to /lib/modules/KVER/updates and run depmod
+# make uninstall        remove it again
+# make dkms-install     add, build and install with DKMS for KVER
+# make dkms-uninstall   remove it from DKMS
+# make check-install    both installs, each loaded by modprobe in a guest
+# make check-kernels    build and the blkcg tests on each kernel that
+#                       scripts/setup-kernels.sh installed (KERNELS="V ...")
 # make bench            raw vs dm-linear vs fastlinear in a guest (bench/vm-bench;
 #                       BENCH_ARGS="--reps 5 ..." for bench/run), bench/out/
 # make bench-short      its short mode: a few cells, fails on wrong blkg counts
@@ -23,6 +32,13 @@ KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
 	else ls -1 /lib/modules | sort -V | while read v; do \
 	[ -d /lib/modules/$$v/build ] && echo $$v; done | tail -1; fi; fi)
 KDIR ?= /lib/modules/$(KVER)/build
+comma := ,
+# Headers that need a newer compiler than the host's (7.2) are only in
+# the sid chroot: build there.
+SID_ROOT ?= /var/lib/dm-fastlinear/sid
+SYSROOT ?= $(if $(wildcard $(KDIR)/Makefile),,$(if $(wildcard $(SID_ROOT)$(KDIR)/Makefile),$(SID_ROOT)))
+BUILD_DIR := build/$(KVER)
+VERSION := $(shell sed -n 's/^MODULE_VERSION("\(.*\)");/\1/p' dm-fastlinear.c)
 CHECKPATCH ?= $(firstword $(wildcard /usr/src/linux-source-*/scripts/checkpatch.pl))
 SRCS := dm-fastlinear.c fastlinear-compat.h
 
@@ -31,25 +47,61 @@ all: modules
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
+# A copy of the sources per kernel, so that builds for several kernels do
+# not share objects (6.1's kbuild has no separate output directory for
+# external modules).
+kmod:
+	mkdir -p $(BUILD_DIR)
+	cp -p Kbuild $(SRCS) $(BUILD_DIR)/
+	$(if $(SYSROOT),scripts/chroot-make $(SYSROOT) $(CURDIR),$(MAKE)) \
+		-C $(KDIR) M=$(CURDIR)/$(BUILD_DIR) modules
+
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
-	rm -rf tests/out
+	rm -rf tests/out build
 
 lint:
 	@test -n "$(CHECKPATCH)" || { echo "checkpatch.pl not found: run scripts/setup.sh"; exit 1; }
 	$(CHECKPATCH) --strict --no-tree --show-types -f $(SRCS)
+	@grep -q '^PACKAGE_VERSION="$(VERSION)"$$' dkms.conf || \
+		{ echo "dkms.conf: PACKAGE_VERSION is not MODULE_VERSION $(VERSION)"; exit 1; }
+	@grep -q '\.version = {$(subst .,$(comma) ,$(VERSION))},' dm-fastlinear.c || \
+		{ echo "dm-fastlinear.c: target .version is not MODULE_VERSION $(VERSION)"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 CF="-Wsparse-error" modules
 
-check: modules
+check: kmod
 	mkdir -p tests/out
 	$(if $(DM_CORE),DM_CORES="$(DM_CORE)") ./tests/check --kver $(KVER) $(if $(TESTS),-- $(TESTS))
 
 check-host: modules
 	./tests/run $(TESTS)
 
+check-kernels:
+	./tests/check-kernels $(KERNELS)
+
+check-install: kmod
+	./tests/check-install --kver $(KVER)
+
 install: modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
 	depmod -a $(KVER)
+
+uninstall:
+	rm -f /lib/modules/$(KVER)/updates/dm-fastlinear.ko*
+	depmod -a $(KVER)
+
+# DKMS builds from its own copy in /usr/src/dm-fastlinear-VERSION.
+dkms-install:
+	mkdir -p /usr/src/dm-fastlinear-$(VERSION)
+	cp -p Kbuild dkms.conf $(SRCS) /usr/src/dm-fastlinear-$(VERSION)/
+	dkms status -m dm-fastlinear -v $(VERSION) | grep -q . || \
+		dkms add -m dm-fastlinear -v $(VERSION)
+	dkms build -m dm-fastlinear -v $(VERSION) -k $(KVER)
+	dkms install -m dm-fastlinear -v $(VERSION) -k $(KVER)
+
+dkms-uninstall:
+	dkms remove -m dm-fastlinear -v $(VERSION) --all
+	rm -rf /usr/src/dm-fastlinear-$(VERSION)
 
 bench: modules
 	./bench/vm-bench --kver $(KVER) -- $(BENCH_ARGS)
@@ -57,4 +109,8 @@ bench: modules
 bench-short: modules
 	./bench/vm-bench --kver $(KVER) -- --short $(BENCH_ARGS)
 
-.PHONY: all modules clean lint check check-host install bench bench-short
+print-kver:
+	@echo $(KVER)
+
+.PHONY: print-kver all modules kmod clean lint check check-host check-kernels check-install \
+	install uninstall dkms-install dkms-uninstall bench bench-short

@@ -271,3 +271,5 @@ module_exit(dm_fastlinear_exit);
 MODULE_DESCRIPTION(DM_NAME " linear target with a single blkg association per bio");
 MODULE_AUTHOR("dm-fastlinear developers");
 MODULE_LICENSE("GPL");
+/* keep in step with fastlinear_target.version and dkms.conf */
+MODULE_VERSION("1.0.0");

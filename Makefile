@@ -11,6 +11,11 @@
 # make check            run the test suite in QEMU guests (virtme-ng), on the
 #                       kernel's dm core and on a pre-2df8b310bcfe one
 #                       (DM_CORE=stock|nofix for one, TESTS="group/name ...")
+# make check DEBUG_KERNEL=1
+#                       the same on a 6.1 kernel with KASAN, lockdep,
+#                       kmemleak and DEBUG_ATOMIC_SLEEP, built from Debian's
+#                       source first (tests/lib/build-debug-kernel.sh; about
+#                       an hour on 2 CPUs) and only on its own dm core
 # make check-host       run the test suite on this host (root, real kernel)
 # make install          install to /lib/modules/KVER/updates and run depmod
 # make uninstall        remove it again
@@ -31,6 +36,12 @@ KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
 	if [ -n "$$v" ] && [ -d /lib/modules/$$v/build ]; then echo $$v; \
 	else ls -1 /lib/modules | sort -V | while read v; do \
 	[ -d /lib/modules/$$v/build ] && echo $$v; done | tail -1; fi; fi)
+ifeq ($(DEBUG_KERNEL),1)
+KVER := $(shell tests/lib/build-debug-kernel.sh --kver)
+DM_CORE ?= stock
+# KASAN and lockdep under emulation: several times slower
+export FL_VM_TIMEOUT ?= 14400
+endif
 KDIR ?= /lib/modules/$(KVER)/build
 comma := ,
 # Headers that need a newer compiler than the host's (7.2) are only in
@@ -50,11 +61,14 @@ modules:
 # A copy of the sources per kernel, so that builds for several kernels do
 # not share objects (6.1's kbuild has no separate output directory for
 # external modules).
-kmod:
+kmod: $(if $(filter 1,$(DEBUG_KERNEL)),debug-kernel)
 	mkdir -p $(BUILD_DIR)
 	cp -p Kbuild $(SRCS) $(BUILD_DIR)/
 	$(if $(SYSROOT),scripts/chroot-make $(SYSROOT) $(CURDIR),$(MAKE)) \
 		-C $(KDIR) M=$(CURDIR)/$(BUILD_DIR) modules
+
+debug-kernel:
+	tests/lib/build-debug-kernel.sh
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
@@ -112,5 +126,5 @@ bench-short: modules
 print-kver:
 	@echo $(KVER)
 
-.PHONY: print-kver all modules kmod clean lint check check-host check-kernels check-install \
+.PHONY: print-kver all modules kmod debug-kernel clean lint check check-host check-kernels check-install \
 	install uninstall dkms-install dkms-uninstall bench bench-short

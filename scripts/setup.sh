@@ -12,7 +12,7 @@ apt-get install -y --no-install-recommends \
 	build-essential bc flex bison libelf-dev libssl-dev xz-utils sparse \
 	qemu-system-x86 busybox-static kmod udev file iproute2 kbd \
 	util-linux util-linux-extra python3 python3-argcomplete python3-requests \
-	fio dmsetup e2fsprogs jq gnuplot-nox
+	fio dmsetup e2fsprogs jq gnuplot-nox dkms debootstrap
 
 # virtme-ng is only in sid (arch all; its dependencies come from bookworm,
 # installed above).  Fetch it with a private apt state so the machine's own
@@ -39,4 +39,7 @@ if [ ! -x "$src/scripts/checkpatch.pl" ]; then
 		linux-source-6.1/scripts linux-source-6.1/drivers/md \
 		linux-source-6.1/include
 fi
-echo "setup done: $(vng --version 2>&1 | head -1), kernels: $(ls /lib/modules)"
+# The newer kernels of the matrix (6.12 from bookworm-backports, 7.2 from
+# sid with a sid chroot for its headers); FL_KERNELS="" skips them.
+"$(dirname "$0")/setup-kernels.sh"
+echo "setup done: $(vng --version 2>&1 | head -1), kernels: $(ls /lib/modules | tr '\n' ' ')"

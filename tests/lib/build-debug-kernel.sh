@@ -7,12 +7,15 @@
 # Installs like a kernel package would, so that tests/vm-run --kver and
 # make KVER= find it: /boot/vmlinuz-KVER, /lib/modules/KVER (with its
 # build link to the object tree).  Prints KVER on its last line.
-# Usage: build-debug-kernel.sh [WORKDIR]   (default /var/tmp/fl-debug-kernel;
-# an installed kernel that matches the configuration is reused)
+# Usage: build-debug-kernel.sh [--kver] [WORKDIR]
+# (default /var/tmp/fl-debug-kernel; an installed kernel that matches the
+# configuration is reused; --kver only prints the release it builds)
 # Undo: rm -rf WORKDIR /lib/modules/KVER /boot/*-KVER
 
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+kver_only=
+[ "${1:-}" = --kver ] && { kver_only=1; shift; }
 work=${1:-/var/tmp/fl-debug-kernel}
 tarball=/usr/src/linux-source-6.1.tar.xz
 src=$work/linux-source-6.1
@@ -20,6 +23,15 @@ obj=$work/obj
 frag=$here/debug-kernel.config
 
 [ -r "$tarball" ] || { echo "build-debug-kernel: no $tarball (apt install linux-source-6.1)" >&2; exit 1; }
+# the release: the source's version and the fragment's LOCALVERSION (make
+# kernelrelease only knows the latter once the build has started)
+kver=$(tar -xJOf "$tarball" linux-source-6.1/Makefile |
+	awk -F' = ' 'NR <= 5 && /^(VERSION|PATCHLEVEL|SUBLEVEL) / { v = v (v ? "." : "") $2 }
+		END { printf "%s", v }')$(sed -n 's/^CONFIG_LOCALVERSION="\(.*\)"$/\1/p' "$frag")
+if [ -n "$kver_only" ]; then
+	echo "$kver"
+	exit 0
+fi
 mkdir -p "$work" "$obj"
 if [ ! -f "$src/Makefile" ]; then
 	echo "build-debug-kernel: unpacking $tarball" >&2
@@ -29,7 +41,9 @@ fi
 cd "$src"
 # a fresh configuration whenever the fragment changed
 if [ ! -f "$obj/.config" ] || [ "$frag" -nt "$obj/.config" ]; then
-	virtme-configkernel --defconfig --custom "$frag" O="$obj" >&2
+	virtme-configkernel --defconfig O="$obj" >&2
+	# ours last: virtme's own list would otherwise win (debug info on)
+	scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" "$frag" >&2
 	make O="$obj" olddefconfig >&2
 fi
 # the options the suite relies on must have survived olddefconfig
@@ -43,7 +57,6 @@ for opt in BLK_DEV_DM DM_FLAKEY BLK_DEV_NULL_BLK BLK_DEV_RAM; do
 done
 [ -z "$missing" ] || { echo "build-debug-kernel: not in the configuration:$missing" >&2; exit 1; }
 
-kver=$(make -s O="$obj" kernelrelease)
 if [ ! -e "/boot/vmlinuz-$kver" ] || [ "$obj/.config" -nt "/boot/vmlinuz-$kver" ]; then
 	make O="$obj" -j"$(($(nproc) + 1))" bzImage modules >&2
 	make O="$obj" INSTALL_MOD_STRIP=1 modules_install >&2
@@ -53,4 +66,6 @@ if [ ! -e "/boot/vmlinuz-$kver" ] || [ "$obj/.config" -nt "/boot/vmlinuz-$kver" 
 	ln -sfn "$obj" "/lib/modules/$kver/build"
 	depmod -a "$kver"
 fi
+[ "$(cat "$obj/include/config/kernel.release")" = "$kver" ] ||
+	{ echo "build-debug-kernel: built $(cat "$obj/include/config/kernel.release"), expected $kver" >&2; exit 1; }
 echo "$kver"

@@ -137,6 +137,27 @@ _fl_refcnt() {
 	cat /sys/module/dm_fastlinear/refcnt
 }
 
+# _slabs [REGEX]: "cache objects" for the slab caches whose names match
+# (default: the bio caches of the biosets, bio-N, and dm's), each shrunk first: that empties the
+# per-CPU slabs (and KASAN's quarantine), so what is left is what is
+# allocated.  The small kmalloc caches, where the target's context lives,
+# move by hundreds with kprobes, cgroups and io_uring workers: only the
+# table fuzzing, which uses none of those, counts them.
+_slabs() {
+	local re=${1:-^(bio-[0-9]|dm_)} c
+	for c in $(awk -v re="$re" '$1 ~ re { print $1 }' /proc/slabinfo); do
+		echo 1 >"/sys/kernel/slab/$c/shrink" 2>/dev/null
+	done
+	awk -v re="$re" '$1 ~ re { print $1, $2 }' /proc/slabinfo | sort
+}
+
+# _slabs_grown BEFORE AFTER SLACK: the caches with more than SLACK objects
+# more in AFTER than in BEFORE (a cache that is new counts from 0)
+_slabs_grown() {
+	join -a 2 -e 0 -o 0,1.2,2.2 "$1" "$2" |
+		awk -v s="$3" '$3 - $2 > s { printf "%s %d->%d ", $1, $2, $3 }'
+}
+
 # _pattern FILE BYTES: a file of random data.
 _pattern() {
 	head -c "$2" /dev/urandom >"$1"
@@ -254,6 +275,24 @@ _kprobe_add() {
 # _kprobe_hits NAME: calls counted since the probe was added.
 _kprobe_hits() {
 	awk -v n="$1" '$1 == n || $1 == "flprobe/" n { print $2 }' "$FL_TRACING/kprobe_profile"
+}
+
+# _kprobe_count "FUNC ..." CMD...: run CMD (its output to stderr) with a
+# kprobe on each FUNC; prints the hits, in FUNC order, on one line, or
+# nothing and CMD's status if CMD failed.
+_kprobe_count() {
+	local funcs=$1 f hits= rc=0
+	shift
+	for f in $funcs; do
+		_kprobe_add "kc_$f" "$f"
+	done
+	"$@" >&2 || rc=$?
+	for f in $funcs; do
+		hits="$hits${hits:+ }$(_kprobe_hits "kc_$f")"
+	done
+	_kprobe_cleanup
+	[ "$rc" = 0 ] && echo "$hits"
+	return "$rc"
 }
 
 _kprobe_cleanup() {

@@ -14,8 +14,8 @@
 # make check DEBUG_KERNEL=1
 #                       the same on a 6.1 kernel with KASAN, lockdep,
 #                       kmemleak and DEBUG_ATOMIC_SLEEP, built from Debian's
-#                       source first (tests/lib/build-debug-kernel.sh; about
-#                       an hour on 2 CPUs) and only on its own dm core
+#                       source first (tests/lib/build-debug-kernel.sh; 28 min
+#                       on 2 CPUs) and only on its own dm core
 # make check-host       run the test suite on this host (root, real kernel)
 # make install          install to /lib/modules/KVER/updates and run depmod
 # make uninstall        remove it again

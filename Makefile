@@ -41,6 +41,7 @@ KVER := $(shell tests/lib/build-debug-kernel.sh --kver)
 DM_CORE ?= stock
 # KASAN and lockdep under emulation: several times slower
 export FL_VM_TIMEOUT ?= 14400
+export FL_TIMEOUT_SCALE ?= 5
 endif
 KDIR ?= /lib/modules/$(KVER)/build
 comma := ,

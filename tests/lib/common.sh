@@ -35,6 +35,13 @@ _load_modules() {
 	insmod "$FL_MODULE" $FL_MODPARAMS || return 1
 }
 
+# _secs N: N seconds times FL_TIMEOUT_SCALE (default 1), for the limits
+# tests put on their own fio and dd runs: a debug kernel under emulation
+# is several times slower.
+_secs() {
+	echo $(($1 * ${FL_TIMEOUT_SCALE:-1}))
+}
+
 # Messages go to the test's log; only tests/run writes the summary lines.
 _log() { echo "$*"; }
 

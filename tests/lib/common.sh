@@ -273,6 +273,12 @@ FL_TRACING=/sys/kernel/tracing
 
 # _kprobe_add NAME FUNC: a kprobe event counting calls to FUNC.
 _kprobe_add() {
+	# Enabling an event also hooks sched_switch to record task names
+	# (record-cmd), patching code that other CPUs run with interrupts off:
+	# under TCG that has livelocked a guest (a vCPU looping on a stale
+	# int3 in __schedule, the patching CPU waiting for it).  The counts
+	# need no task names.
+	echo 0 >"$FL_TRACING/options/record-cmd"
 	echo "p:flprobe/$1 $2" >>"$FL_TRACING/kprobe_events" ||
 		_fail "cannot add a kprobe on $2"
 	echo "$1" >>"$FL_TMP/kprobes"

@@ -1,6 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
 # For the scripts that gather guest runs (tests/check, check-kernels,
-# check-install): the totals of "N passed, N failed" result lines.
+# check-install): guests side by side, and the totals of their
+# "N passed, N failed" result lines.
+
+# shellcheck source=tests/lib/guest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/guest.sh"
 
 # _add_totals FILE: add FILE's last result line (also left in $line) to
 # $passed and $failed; without one (the guest died) count one failure and
@@ -14,4 +19,45 @@ _add_totals() {
 	fi
 	passed=$((passed + $(echo "$line" | awk '{ print $1 }')))
 	failed=$((failed + $(echo "$line" | awk '{ print $3 }')))
+}
+
+# _jobs: how many guests to run at once: $FL_JOBS, else one per host CPU
+# under TCG (one host thread runs a guest there), one per two under KVM
+_jobs() {
+	local n
+
+	n=$(nproc)
+	[ -n "$(_guest_accel)" ] || n=$((n / 2))
+	echo "${FL_JOBS:-$((n > 1 ? n : 1))}"
+}
+
+# _run_all FUNC LOG_PREFIX ITEM...: FUNC ITEM for each ITEM, its output in
+# LOG_PREFIX-ITEM.txt; $(_jobs) at once.  One at a time, the output also
+# goes to ours as it comes; side by side, each log is shown when all are
+# done.
+_run_all() {
+	local func=$1 prefix=$2 item n
+	shift 2
+
+	n=$(_jobs)
+	if [ "$n" = 1 ] || [ $# = 1 ]; then
+		for item in "$@"; do
+			"$func" "$item" 2>&1 | tee "$prefix-$item.txt"
+		done
+		return
+	fi
+	echo "$# runs, $n at once; their logs: $prefix-{$(echo "$@" | tr ' ' ,)}.txt"
+	for item in "$@"; do
+		while [ "$(jobs -rp | wc -l)" -ge "$n" ]; do
+			wait -n
+		done
+		# through a pipe: QEMU reopens its stdout by /proc/self/fd/1,
+		# which on a file starts a second write offset at 0
+		"$func" "$item" 2>&1 | cat >"$prefix-$item.txt" &
+	done
+	wait
+	for item in "$@"; do
+		echo "----- $item"
+		cat "$prefix-$item.txt"
+	done
 }

@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+# For tests/vm-run and bench/vm-bench: boot a Debian kernel in QEMU with
+# virtme-ng and run one command inside.  KVM only where the CPU has
+# hardware virtualisation, else TCG.
+
+# _guest_accel: vng's flag for the accelerator ("" for KVM)
+_guest_accel() {
+	if [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then
+		echo ""
+	else
+		echo --disable-kvm
+	fi
+}
+
+# vng's own chatter and the boot loader's on its stderr
+_guest_noise='^(\[ *[0-9]+\.[0-9]+\]|virtme: waiting for virtiofsd|fuse: invalid argument|virtme-run: failed to start virtiofsd|Probing EDD|Memory KASLR|Poking KASLR)'
+
+# _guest_run OUT TIMEOUT IMAGE CMD: boot IMAGE, run CMD, OUT writable.
+# A crash must end the run at once (oops=panic, panic=-1) and say why:
+# the kernel console (warnings and worse) goes to OUT/kernel.log; the
+# guest's own stderr still reaches ours.
+_guest_run() {
+	local out=$1 timeout=$2 image=$3 cmd=$4 accel
+	local args="oops=panic panic=-1 softlockup_panic=1 loglevel=5"
+	local -a qopts=()
+
+	accel=$(_guest_accel)
+	# Under TCG one host thread runs both vCPUs (thread=single).  With a
+	# thread per vCPU, QEMU 7.2's default, a guest patching its own code
+	# livelocks now and then: a vCPU loops on a stale int3 (in __schedule,
+	# interrupts off) while the patching vCPU waits for it to take an IPI.
+	# Enabling and disabling a kprobe event (record-cmd on) hung a guest
+	# within 100 cycles that way; with thread=single, 1000 cycles ran clean.
+	# It costs ~8% of a guest's time and frees a host CPU for another guest.
+	[ -n "$accel" ] && qopts=("--qemu-opts=-accel tcg,thread=single")
+	{
+		# shellcheck disable=SC2086
+		timeout --foreground -k 10 "$timeout" \
+			vng -r "$image" $accel --cpus 2 --memory 2G --rwdir="$out" \
+			--verbose --append "$args" --exec "$cmd" "${qopts[@]}" 2>&1 >&3 3>&- |
+			tee "$out/kernel.log" | grep --line-buffered -vE "$_guest_noise" >&2
+		return "${PIPESTATUS[0]}"
+	} 3>&1
+}
+
+# _guest_died WHO OUT RC: report a guest that never finished
+_guest_died() {
+	echo "$1: the guest died before it finished (rc $3): crash or hang"
+	echo "$1: its last kernel messages ($2/kernel.log):"
+	tail -n 40 "$2/kernel.log" | sed 's/^/    /'
+}

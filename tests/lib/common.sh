@@ -197,6 +197,8 @@ _cleanup() {
 	local n
 
 	_kprobe_cleanup
+	# a count cut short leaves udev stopped (_kprobe_count)
+	udevadm control --start-exec-queue 2>/dev/null
 	_cg_cleanup
 	awk -v t="$FL_TMP" 'index($2, t) == 1 { print $2 }' /proc/mounts |
 		xargs -r umount
@@ -296,6 +298,10 @@ _kprobe_hits() {
 _kprobe_count() {
 	local funcs=$1 f hits= rc=0
 	shift
+	# udev probes a device just created or closed after a write (blkid),
+	# with I/O of its own: not while counting
+	udevadm settle 2>/dev/null
+	udevadm control --stop-exec-queue 2>/dev/null
 	for f in $funcs; do
 		_kprobe_add "kc_$f" "$f"
 	done
@@ -304,6 +310,8 @@ _kprobe_count() {
 		hits="$hits${hits:+ }$(_kprobe_hits "kc_$f")"
 	done
 	_kprobe_cleanup
+	udevadm control --start-exec-queue 2>/dev/null
+	udevadm settle 2>/dev/null
 	[ "$rc" = 0 ] && echo "$hits"
 	return "$rc"
 }

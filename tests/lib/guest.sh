@@ -13,6 +13,15 @@ _guest_accel() {
 	fi
 }
 
+# _guest_kind: the accelerator, for the runners' first line
+_guest_kind() {
+	if [ -n "$(_guest_accel)" ]; then
+		echo "TCG (QEMU software emulation, one host thread)"
+	else
+		echo KVM
+	fi
+}
+
 # vng's own chatter and the boot loader's on its stderr
 _guest_noise='^(\[ *[0-9]+\.[0-9]+\]|virtme: waiting for virtiofsd|fuse: invalid argument|virtme-run: failed to start virtiofsd|Probing EDD|Memory KASLR|Poking KASLR)'
 

@@ -247,12 +247,23 @@ _cg_run() {
 	bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$cg" "$@"
 }
 
-# _cg_stat CGROUP DEV KEY: KEY (rbytes, wbytes, rios, wios, ...) of
-# DEV in the cgroup's io.stat, 0 when the device has no line.
+# _cg_stats CGROUP MAJ:MIN KEY...: the KEYs (rbytes, wbytes, rios, wios,
+# ...) of the device in the cgroup's io.stat on one line, 0 where it has
+# no line.  One process for them all: under TCG every fork counts.
+_cg_stats() {
+	local cg=$1 d=$2
+
+	shift 2
+	awk -v d="$d" -v keys="$*" '$1 == d { for (i = 2; i <= NF; i++) {
+		split($i, kv, "="); v[kv[1]] = kv[2] } }
+		END { n = split(keys, k)
+		for (i = 1; i <= n; i++) printf "%s%.0f", (i > 1 ? " " : ""), v[k[i]]
+		print "" }' "$cg/io.stat"
+}
+
+# _cg_stat CGROUP DEV KEY: KEY of block device DEV in the cgroup's io.stat.
 _cg_stat() {
-	awk -v d="$(_devno "$2")" -v k="$3" '$1 == d {
-		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) v = kv[2] } }
-		END { printf "%.0f\n", v }' "$1/io.stat"
+	_cg_stats "$1" "$(_devno "$2")" "$3"
 }
 
 _cg_cleanup() {

@@ -95,6 +95,14 @@ _nullb_create() {
 	echo 1 >"$dir/power" || _fail "cannot power on null_blk $name"
 	udevadm settle 2>/dev/null
 	[ -b "/dev/$name" ] || _fail "/dev/$name did not appear"
+	# 6.1's null_poll() allocates the backing page of a first write with
+	# GFP_NOIO under the RCU read lock that iocb_bio_iopoll() holds (BUG:
+	# sleeping function called from invalid context, on the debug
+	# kernel): a device that polls is written once first, unpolled
+	if [ "$(cat "$dir/poll_queues" 2>/dev/null)" -gt 0 ] 2>/dev/null; then
+		dd if=/dev/zero of="/dev/$name" bs=1M count="$size" oflag=direct status=none ||
+			_fail "cannot fill null_blk $name"
+	fi
 	echo "/dev/$name"
 }
 

@@ -82,7 +82,7 @@ _lower_kinds() {
 # _nullb_create NAME SIZE_MB [attr=value ...]: a configfs null_blk device,
 # memory-backed unless told otherwise.  Prints its path.
 _nullb_create() {
-	local name=$1 size=$2 kv dir
+	local name=$1 size=$2 kv dir poll=0
 	shift 2
 	dir=$FL_NULLB_CFS/$name
 	mkdir "$dir" || _fail "cannot create null_blk $name"
@@ -91,6 +91,7 @@ _nullb_create() {
 	echo 1 >"$dir/memory_backed"
 	for kv in "$@"; do
 		echo "${kv#*=}" >"$dir/${kv%%=*}" || _fail "null_blk $name: cannot set $kv"
+		[ "${kv%%=*}" = poll_queues ] && poll=${kv#*=}
 	done
 	echo 1 >"$dir/power" || _fail "cannot power on null_blk $name"
 	udevadm settle 2>/dev/null
@@ -98,8 +99,9 @@ _nullb_create() {
 	# 6.1's null_poll() allocates the backing page of a first write with
 	# GFP_NOIO under the RCU read lock that iocb_bio_iopoll() holds (BUG:
 	# sleeping function called from invalid context, on the debug
-	# kernel): a device that polls is written once first, unpolled
-	if [ "$(cat "$dir/poll_queues" 2>/dev/null)" -gt 0 ] 2>/dev/null; then
+	# kernel): a device made to poll is written once first, unpolled.
+	# (Asked for, not read back: configfs shows null_blk's default of 1.)
+	if [ "$poll" -gt 0 ]; then
 		dd if=/dev/zero of="/dev/$name" bs=1M count="$size" oflag=direct status=none ||
 			_fail "cannot fill null_blk $name"
 	fi

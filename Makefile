@@ -42,6 +42,8 @@ DM_CORE ?= stock
 # KASAN and lockdep under emulation: several times slower
 export FL_VM_TIMEOUT ?= 14400
 export FL_TIMEOUT_SCALE ?= 5
+# one guest per CPU, the tests dealt out among them
+export FL_SHARDS ?= auto
 endif
 KDIR ?= /lib/modules/$(KVER)/build
 comma := ,

@@ -10,7 +10,9 @@
  * association away.  On such a core this target only sets the lower bdev
  * and leaves the one association to dm core.  On an older core it must
  * associate in ->map() itself: a clone submitted there without a blkg is a
- * NULL dereference in the throttle check of submit_bio_noacct().
+ * NULL dereference in the throttle check of submit_bio_noacct().  Which
+ * core is loaded is read from its code at module load, not from the
+ * kernel's version: a version only claims what the source held.
  */
 
 #include <linux/module.h>
@@ -20,6 +22,7 @@
 #include <linux/dax.h>
 #include <linux/slab.h>
 #include <linux/kernel.h>
+#include <linux/kallsyms.h>
 #include <linux/string.h>
 #include <linux/device-mapper.h>
 
@@ -30,9 +33,24 @@
 static char *blkg_assoc = "auto";
 module_param(blkg_assoc, charp, 0444);
 MODULE_PARM_DESC(blkg_assoc,
-		 "Who associates remapped bios with a blkg: auto (default), core (dm core; only safe with upstream 2df8b310bcfe) or map (this target, as dm-linear)");
+		 "Who associates remapped bios with a blkg: auto (default: core where dm core is seen to re-associate, else map), core (dm core; refused where it does not) or map (this target, as dm-linear)");
 
-/* Resolved from blkg_assoc once, at module load. */
+/* What the loaded dm core does with a remapped clone, read at load. */
+enum fastlinear_dm_core {
+	FL_DM_CORE_UNKNOWN,
+	FL_DM_CORE_NO_REASSOC,
+	FL_DM_CORE_REASSOC,
+};
+
+static const char * const fastlinear_dm_core_names[] = {
+	[FL_DM_CORE_UNKNOWN] = "unknown",
+	[FL_DM_CORE_NO_REASSOC] = "no-reassoc",
+	[FL_DM_CORE_REASSOC] = "reassoc",
+};
+
+static enum fastlinear_dm_core dm_core;
+
+/* Resolved from blkg_assoc and dm_core once, at module load. */
 static bool assoc_in_map;
 
 struct fastlinear_c {
@@ -48,6 +66,7 @@ static int fastlinear_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 {
 	struct fastlinear_c *fc;
 	unsigned long long start;
+	char dummy;
 	int ret;
 
 	if (argc != 2) {
@@ -55,8 +74,13 @@ static int fastlinear_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		return -EINVAL;
 	}
 
-	/* kstrtoull() refuses what sscanf("%llu") would silently wrap. */
-	if (kstrtoull(argv[1], 10, &start) || start != (sector_t)start) {
+	/*
+	 * dm-linear's own rule (leading blanks, no sign, nothing after), then
+	 * kstrtoull() on the same digits to refuse what sscanf() silently
+	 * wraps.
+	 */
+	if (sscanf(argv[1], "%llu%c", &start, &dummy) != 1 ||
+	    kstrtoull(skip_spaces(argv[1]), 10, &start)) {
 		ti->error = "Invalid device sector";
 		return -EINVAL;
 	}
@@ -79,6 +103,7 @@ static int fastlinear_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	ti->num_discard_bios = 1;
 	ti->num_secure_erase_bios = 1;
 	ti->num_write_zeroes_bios = 1;
+	fastlinear_set_flush_bypass(ti);
 	ti->private = fc;
 	return 0;
 
@@ -126,7 +151,9 @@ static void fastlinear_status(struct dm_target *ti, status_type_t type,
 
 	switch (type) {
 	case STATUSTYPE_INFO:
-		DMEMIT("blkg_assoc=%s", fc->assoc_in_map ? "map" : "core");
+		DMEMIT("blkg_assoc=%s dm_core=%s",
+		       fc->assoc_in_map ? "map" : "core",
+		       fastlinear_dm_core_names[dm_core]);
 		break;
 
 	case STATUSTYPE_TABLE:
@@ -224,7 +251,7 @@ static size_t fastlinear_dax_recovery_write(struct dm_target *ti,
 
 static struct target_type fastlinear_target = {
 	.name = "fastlinear",
-	.version = {1, 0, 0},
+	.version = {1, 1, 0},
 	.features = DM_TARGET_PASSES_INTEGRITY | DM_TARGET_NOWAIT |
 		    DM_TARGET_ZONED_HM | DM_TARGET_PASSES_CRYPTO |
 		    FASTLINEAR_EXTRA_FEATURES,
@@ -241,21 +268,84 @@ static struct target_type fastlinear_target = {
 	.dax_recovery_write = fastlinear_dax_recovery_write,
 };
 
+#ifndef CONFIG_BLK_CGROUP
+/* Without blk-cgroup there is no blkg to associate: nothing can oops. */
+static enum fastlinear_dm_core fastlinear_probe_dm_core(void)
+{
+	return FL_DM_CORE_REASSOC;
+}
+#elif defined(CONFIG_X86_64) && defined(CONFIG_KALLSYMS)
+/*
+ * Does the loaded dm core re-associate a remapped clone, i.e. does its
+ * dm_submit_bio_remap() call bio_clone_blkg_association()?  Both are
+ * exported, so their addresses are known; kallsyms gives the length of the
+ * first.  Every E8 rel32 (a direct call) in that range is decoded.  Call
+ * depth tracking and FineIBT may point a call a little before its callee,
+ * into padding that belongs to it; a byte that merely looks like a call
+ * would have to hit that window by chance.  Whatever cannot be read this
+ * way (no symbol size, the call moved elsewhere) answers "no" or
+ * "unknown", and both mean associating in ->map(): never a NULL blkg.
+ */
+static enum fastlinear_dm_core fastlinear_probe_dm_core(void)
+{
+	static const char fn_name[] = "dm_submit_bio_remap+0x0/";
+	unsigned long fn = (unsigned long)dm_submit_bio_remap;
+	unsigned long callee = (unsigned long)bio_clone_blkg_association;
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned long size, i;
+	s32 rel;
+
+	sprint_symbol(sym, fn);
+	if (strncmp(sym, fn_name, sizeof(fn_name) - 1) ||
+	    sscanf(sym + sizeof(fn_name) - 1, "%lx", &size) != 1)
+		return FL_DM_CORE_UNKNOWN;
+
+	for (i = 0; i + 5 <= size; i++) {
+		unsigned long target;
+
+		if (((const u8 *)fn)[i] != 0xe8)
+			continue;
+		memcpy(&rel, (const u8 *)fn + i + 1, sizeof(rel));
+		target = fn + i + 5 + rel;
+		if (target >= callee - 64 && target <= callee + 16)
+			return FL_DM_CORE_REASSOC;
+	}
+	return FL_DM_CORE_NO_REASSOC;
+}
+#else
+static enum fastlinear_dm_core fastlinear_probe_dm_core(void)
+{
+	return FL_DM_CORE_UNKNOWN;
+}
+#endif
+
 static int __init dm_fastlinear_init(void)
 {
+	dm_core = fastlinear_probe_dm_core();
+
 	if (!strcmp(blkg_assoc, "auto")) {
-		assoc_in_map = !FASTLINEAR_CORE_ASSOCIATES_CLONE;
+		assoc_in_map = dm_core != FL_DM_CORE_REASSOC;
 	} else if (!strcmp(blkg_assoc, "map")) {
 		assoc_in_map = true;
 	} else if (!strcmp(blkg_assoc, "core")) {
-		assoc_in_map = false;
 		/* Without the fix in dm core, the first I/O oopses. */
-		if (!FASTLINEAR_CORE_ASSOCIATES_CLONE)
-			DMWARN("blkg_assoc=core on a kernel not known to carry 2df8b310bcfe");
+		if (dm_core == FL_DM_CORE_NO_REASSOC) {
+			DMERR("blkg_assoc=core refused: dm core does not re-associate clones");
+			return -EINVAL;
+		}
+		assoc_in_map = false;
 	} else {
 		DMERR("invalid blkg_assoc=%s (auto, core or map)", blkg_assoc);
 		return -EINVAL;
 	}
+
+	if (dm_core == FL_DM_CORE_UNKNOWN)
+		DMWARN("cannot tell whether dm core re-associates clones%s",
+		       assoc_in_map ? ": associating in map" :
+		       ": blkg_assoc=core trusted");
+	DMINFO("dm core: %s, blkg_assoc=%s (%s)",
+	       fastlinear_dm_core_names[dm_core],
+	       assoc_in_map ? "map" : "core", blkg_assoc);
 
 	return dm_register_target(&fastlinear_target);
 }
@@ -272,4 +362,4 @@ MODULE_DESCRIPTION(DM_NAME " linear target with a single blkg association per bi
 MODULE_AUTHOR("dm-fastlinear developers");
 MODULE_LICENSE("GPL");
 /* keep in step with fastlinear_target.version and dkms.conf */
-MODULE_VERSION("1.0.0");
+MODULE_VERSION("1.1.0");

@@ -1,36 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Differences between the kernels dm-fastlinear builds for (6.1 and newer).
- * Keyed on what the headers define wherever the kernel allows; the one
- * version table is for a dm core change that leaves no trace in headers.
+ * Keyed on what the headers define, never on a version: whether dm core
+ * re-associates clones is read from its code at load (dm-fastlinear.c).
  */
 #ifndef FASTLINEAR_COMPAT_H
 #define FASTLINEAR_COMPAT_H
 
 #include <linux/bio.h>
-#include <linux/version.h>
 #include <linux/device-mapper.h>
-
-/*
- * Upstream 2df8b310bcfe ("dm: use bio_clone_blkg_association", v7.0)
- * makes dm_submit_bio_remap() associate every clone from the original bio.
- * Stable releases that took it: 6.1.165, 6.6.128, 6.12.75, 6.18.14 and
- * 6.19.4.  Branches that ended before it (6.2-6.5, 6.7-6.11, 6.13-6.17)
- * never got it.  The sublevel macro is used because KERNEL_VERSION()
- * saturates at 255.
- */
-#define FASTLINEAR_KV_AT_LEAST(maj, min, sub)				\
-	(LINUX_VERSION_MAJOR == (maj) &&				\
-	 LINUX_VERSION_PATCHLEVEL == (min) &&				\
-	 LINUX_VERSION_SUBLEVEL >= (sub))
-
-#define FASTLINEAR_CORE_ASSOCIATES_CLONE				\
-	(LINUX_VERSION_MAJOR >= 7 ||					\
-	 FASTLINEAR_KV_AT_LEAST(6, 1, 165) ||				\
-	 FASTLINEAR_KV_AT_LEAST(6, 6, 128) ||				\
-	 FASTLINEAR_KV_AT_LEAST(6, 12, 75) ||				\
-	 FASTLINEAR_KV_AT_LEAST(6, 18, 14) ||				\
-	 FASTLINEAR_KV_AT_LEAST(6, 19, 4))
 
 /*
  * bio_set_dev() without its bio_associate_blkg(): the flag handling must
@@ -64,6 +42,20 @@ static inline void fastlinear_bio_set_dev_noassoc(struct bio *bio,
 #else
 #define fastlinear_pfn_t unsigned long
 #endif
+
+/*
+ * dm_target gained flush_bypasses_map in 2024 (in 6.12, not in 6.1): where
+ * every target of a table sets it, dm core sends an empty flush once to
+ * each lower device instead of once through each target, as dm-linear
+ * asks.  A bitfield leaves no macro behind: Kbuild greps the header for
+ * it (FASTLINEAR_HAVE_FLUSH_BYPASS).
+ */
+static inline void fastlinear_set_flush_bypass(struct dm_target *ti)
+{
+#ifdef FASTLINEAR_HAVE_FLUSH_BYPASS
+	ti->flush_bypasses_map = true;
+#endif
+}
 
 /* 6.14 added atomic writes; dm-linear passes them through. */
 #ifdef DM_TARGET_ATOMIC_WRITES

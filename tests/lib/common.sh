@@ -141,6 +141,12 @@ _dm_dev() {
 	echo "/dev/$(dmsetup info -c --noheadings -o blkdevname "$1")"
 }
 
+# _fl_mode NAME: the association mode in the status INFO of fastlinear
+# device NAME (its first line)
+_fl_mode() {
+	dmsetup status "$1" | sed -n '1s/.* fastlinear blkg_assoc=\([a-z]*\) .*/\1/p'
+}
+
 _dm_remove() {
 	dmsetup remove --retry "$1" || _fail "dmsetup remove $1 failed"
 	sed -i "/^$1\$/d" "$FL_TMP/dms"

@@ -6,6 +6,8 @@
 # which ends the test.
 
 FL_NULLB_CFS=/sys/kernel/config/nullb
+# the target a test's tables map through (tests/run: TEST@TARGET)
+FL_TARGET=${FL_TARGET:-fastlinear}
 
 # _load_modules: what the suite and the benchmark need (FL_DM_MOD, FL_BRD_MB,
 # FL_MODULE, FL_MODPARAMS); modules already loaded are left alone, except
@@ -127,6 +129,19 @@ _lower_create() {
 	*)
 		_fail "unknown lower device kind $kind"
 		;;
+	esac
+}
+
+# _table LEN DEV OFFSET [TARGET]: a one-line table of LEN sectors at OFFSET
+# on DEV through TARGET, by default the target under test, FL_TARGET
+# (tests/run): fastlinear,
+# linear, or striped: one stripe (stripe_map()'s path) of 128 KiB chunks,
+# so that the tests' aligned I/Os of up to 128 KiB are not split and the
+# I/O counts of both devices compare.
+_table() {
+	case ${4:-$FL_TARGET} in
+	striped) echo "0 $1 striped 1 256 $2 $3" ;;
+	*) echo "0 $1 ${4:-$FL_TARGET} $2 $3" ;;
 	esac
 }
 

@@ -8,6 +8,8 @@
 # Usage: build-dm-nofix.sh KVER OUTDIR   (reuses OUTDIR/dm-mod.ko if built)
 
 set -eu
+# shellcheck source=tests/lib/dm-mod-build.sh
+. "$(dirname "$0")/dm-mod-build.sh"
 kver=$1
 out=$2
 kdir=/lib/modules/$kver/build
@@ -18,8 +20,7 @@ tarball=/usr/src/linux-source-$series.tar.xz
 [ -r "$tarball" ] || { echo "build-dm-nofix: no $tarball (apt install linux-source-$series)"; exit 1; }
 rm -rf "$out"
 mkdir -p "$out"
-tar -C "$out" -xJf "$tarball" --strip-components=3 --wildcards \
-	"linux-source-$series/drivers/md/dm*.[ch]" "linux-source-$series/drivers/md/Makefile"
+_dmb_extract "$tarball" "$series" "$out"
 
 line='bio_clone_blkg_association(tgt_clone, io->orig_bio);'
 [ "$(grep -c "$line" "$out/dm.c")" = 1 ] ||
@@ -31,16 +32,4 @@ if grep -q "bio_clone_blkg_association(tgt_clone" "$out/dm.c"; then
 	exit 1
 fi
 
-# dm-mod's objects, as drivers/md/Makefile lists them, plus the ones this
-# kernel's configuration adds.
-objs=$(sed -n '/^dm-mod-y/,/[^\\]$/p' "$out/Makefile" | tr -d '\\' | sed 's/^dm-mod-y[[:space:]]*+=//')
-cfg=$kdir/.config
-for pair in DM_INIT:dm-init.o DM_UEVENT:dm-uevent.o BLK_DEV_ZONED:dm-zone.o \
-	IMA:dm-ima.o DM_AUDIT:dm-audit.o; do
-	grep -q "^CONFIG_${pair%%:*}=y" "$cfg" && objs="$objs ${pair#*:}"
-done
-mv "$out/Makefile" "$out/Makefile.md"
-printf 'obj-m := dm-mod.o\ndm-mod-y := %s\n' "$(echo $objs)" >"$out/Kbuild"
-make -C "$kdir" M="$out" modules >"$out/build.log" 2>&1 ||
-	{ tail -20 "$out/build.log"; echo "build-dm-nofix: build failed"; exit 1; }
-echo "build-dm-nofix: $out/dm-mod.ko (objects: $(echo $objs))"
+_dmb_build build-dm-nofix "$out" "$kdir" "" "$out/build.log"

@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Build dm-mod.ko for KVER from Debian's linux-source with the series of
+# upstream/vSERIES/ applied (dm_bio_set_dev(): targets set a remapped
+# clone's device without the blkg association dm core replaces anyway).
+# Kernels whose headers are on this machine build here, from
+# /usr/src/linux-source-SERIES.tar.xz; the others (7.2: its headers need
+# gcc-16) build in the sid chroot of scripts/setup-kernels.sh, from the
+# tarball of its linux-source-SERIES package, installed there if missing.
+# The patches that touch other targets are applied too; only dm-mod is
+# built.  The result's vermagic must be KVER.
+# Usage: build-dm-patched.sh KVER OUTDIR   (reuses OUTDIR/dm-mod.ko if built
+# after this script, its helper and every patch of the series)
+
+set -eu
+lib=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/lib/dm-mod-build.sh
+. "$lib/dm-mod-build.sh"
+[ $# = 2 ] || { echo "usage: $0 KVER OUTDIR"; exit 2; }
+kver=$1
+out=$(realpath -m "$2")
+series=$(echo "$kver" | cut -d. -f1-2)
+patches=$(realpath -m "$lib/../../upstream/v$series")
+sid=${SID_ROOT:-/var/lib/dm-fastlinear/sid}
+kdir=/lib/modules/$kver/build
+
+ls "$patches"/0*.patch >/dev/null 2>&1 ||
+	{ echo "build-dm-patched: no series for $series in $patches"; exit 1; }
+if [ -s "$out/dm-mod.ko" ] && [ "$out/dm-mod.ko" -nt "$0" ] &&
+	[ "$out/dm-mod.ko" -nt "$lib/dm-mod-build.sh" ] &&
+	[ -z "$(find "$patches" -name '*.patch' -newer "$out/dm-mod.ko")" ]; then
+	exit 0
+fi
+
+if [ -r "$kdir/Makefile" ]; then
+	root=
+elif [ -r "$sid$kdir/Makefile" ]; then
+	root=$sid
+else
+	echo "build-dm-patched: no headers for $kver here or in $sid"
+	exit 1
+fi
+tarball=$root/usr/src/linux-source-$series.tar.xz
+if [ ! -r "$tarball" ] && [ -n "$root" ]; then
+	echo "build-dm-patched: installing linux-source-$series in $root"
+	# (apt's output, and its complaint about /dev/pts in the chroot, dropped)
+	chroot "$root" apt-get -q -o Acquire::Check-Valid-Until=false update >/dev/null 2>&1 ||
+		{ echo "build-dm-patched: apt-get update failed in $root"; exit 1; }
+	chroot "$root" env DEBIAN_FRONTEND=noninteractive \
+		apt-get -q -y --no-install-recommends install "linux-source-$series" >/dev/null 2>&1 ||
+		{ echo "build-dm-patched: could not install linux-source-$series in $root"; exit 1; }
+fi
+[ -r "$tarball" ] || { echo "build-dm-patched: no $tarball (apt install linux-source-$series)"; exit 1; }
+
+start=$(date +%s)
+rm -rf "$out"
+# The patches name drivers/md/... and include/linux/device-mapper.h:
+# keep that layout under src/; the patched header goes ahead of the
+# kernel's on the include path.
+src=$out/src
+_dmb_extract_tree "$tarball" "$series" "$src" include/linux/device-mapper.h
+n=0
+for p in "$patches"/0*.patch; do
+	case ${p##*/} in 0000-*) continue ;; esac
+	n=$((n + 1))
+	patch -p1 -d "$src" -s --no-backup-if-mismatch <"$p" ||
+		{ echo "build-dm-patched: $p does not apply"; exit 1; }
+	echo "build-dm-patched: applied ${p##*/}"
+done
+grep -q 'static inline void dm_bio_set_dev' "$src/include/linux/device-mapper.h" ||
+	{ echo "build-dm-patched: the series did not add dm_bio_set_dev()"; exit 1; }
+
+# a chroot build sees only the module's folder: the header goes there
+mkdir -p "$src/drivers/md/include/linux"
+cp "$src/include/linux/device-mapper.h" "$src/drivers/md/include/linux/"
+_dmb_build build-dm-patched "$src/drivers/md" "$kdir" "$root" "$out/build.log" \
+	"LINUXINCLUDE := -I$src/drivers/md/include \$(LINUXINCLUDE)"
+cp "$src/drivers/md/dm-mod.ko" "$out/dm-mod.ko"
+_dmb_check_vermagic build-dm-patched "$out/dm-mod.ko" "$kver"
+echo "build-dm-patched: $out/dm-mod.ko for $kver, $n patches of $patches, built in $(($(date +%s) - start)) s"

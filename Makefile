@@ -21,12 +21,17 @@
 # make uninstall        remove it again
 # make dkms-install     add, build and install with DKMS for KVER
 # make dkms-uninstall   remove it from DKMS
+# make check-patched    dm-linear and dm-stripe on dm-mod rebuilt with
+#                       upstream/'s series (6.1 and 7.2): counts, blkcg subset
 # make check-install    both installs, each loaded by modprobe in a guest
 # make check-kernels    build and the blkcg tests on each kernel that
 #                       scripts/setup-kernels.sh installed (KERNELS="V ...")
 # make bench            raw vs dm-linear vs fastlinear in a guest (bench/vm-bench;
 #                       BENCH_ARGS="--reps 5 ..." for bench/run), bench/out/
 # make bench-short      its short mode: a few cells, fails on wrong blkg counts
+# make bench-cost       cost per I/O in virtual ns (QEMU icount: 1 ns per guest instruction), bench/vm-cost;
+#                       DM_CORE=stock|nofix|patched, COST_ARGS="--reps 5 ..."; bench-cost-short: its
+#                       2-cell gate; bench-cost-gate: that on every kernel (CI)
 
 # Default kernel: the running one if its headers are here, else the one
 # Debian's linux-headers-amd64 points at (the test kernel), else the newest.
@@ -96,6 +101,14 @@ check-host: modules
 check-kernels:
 	./tests/check-kernels $(KERNELS)
 
+# the in-tree targets on dm-mod rebuilt with upstream/'s series, on 6.1 and
+# 7.2: association counts and a blkcg subset through linear and striped
+# (make check DM_CORE=patched runs the whole patched list on one kernel)
+PATCHED_KERNELS ?= $(KVER) $(shell awk '$$1 ~ /^7\./ { print $$1 }' /var/lib/dm-fastlinear/kernels 2>/dev/null)
+PATCHED_TESTS ?= blkcg/assoc-count blkcg/io-stat@linear blkcg/io-stat@striped blkcg/writeback@striped
+check-patched:
+	DM_CORES=patched FL_KERNEL_TESTS="$(PATCHED_TESTS)" ./tests/check-kernels $(PATCHED_KERNELS)
+
 check-install: kmod
 	./tests/check-install --kver $(KVER)
 
@@ -127,8 +140,22 @@ bench: kmod
 bench-short: kmod
 	./bench/vm-bench --kver $(KVER) --timeout 1200 -- --short $(BENCH_ARGS)
 
+# cost per I/O under QEMU icount (bench/vm-cost, bench/cost); the short
+# mode fails when fastlinear does not cost less than dm-linear
+bench-cost: kmod
+	./bench/vm-cost --kver $(KVER) --dm-core $(or $(DM_CORE),stock) -- $(COST_ARGS)
+
+bench-cost-short: kmod
+	./bench/vm-cost --kver $(KVER) --dm-core $(or $(DM_CORE),stock) --timeout 1200 -- --short $(COST_ARGS)
+
+# CI's gate: the short mode on every kernel of the matrix, side by side
+COST_KERNELS ?= $(KVER) $(shell awk '{ print $$1 }' /var/lib/dm-fastlinear/kernels 2>/dev/null)
+bench-cost-gate:
+	./bench/cost-gate $(COST_KERNELS)
+
 print-kver:
 	@echo $(KVER)
 
-.PHONY: print-kver all modules kmod debug-kernel clean lint check check-host check-kernels check-install \
-	install uninstall dkms-install dkms-uninstall bench bench-short
+.PHONY: print-kver all modules kmod debug-kernel clean lint check check-host check-kernels check-patched \
+	check-install \
+	install uninstall dkms-install dkms-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate

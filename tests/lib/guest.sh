@@ -30,7 +30,7 @@ _guest_noise='^(\[ *[0-9]+\.[0-9]+\]|virtme: waiting for virtiofsd|fuse: invalid
 # the kernel console (warnings and worse) goes to OUT/kernel.log; the
 # guest's own stderr still reaches ours.
 _guest_run() {
-	local out=$1 timeout=$2 image=$3 cmd=$4 accel
+	local out=$1 timeout=$2 image=$3 cmd=$4 accel cpus=2
 	local args="oops=panic panic=-1 softlockup_panic=1 loglevel=5"
 	local -a qopts=()
 
@@ -43,10 +43,18 @@ _guest_run() {
 	# within 100 cycles that way; with thread=single, 1000 cycles ran clean.
 	# It costs ~8% of a guest's time and frees a host CPU for another guest.
 	[ -n "$accel" ] && qopts=("--qemu-opts=-accel tcg,thread=single")
+	# FL_ICOUNT=1 (bench/vm-cost): one vCPU under TCG with QEMU's
+	# instruction counter, whose clock advances 1 ns per guest
+	# instruction and skips idle time: a CPU-bound fio run's latencies
+	# are instruction counts, whatever the host is doing.  TCG only.
+	if [ "${FL_ICOUNT:-0}" = 1 ]; then
+		accel=--disable-kvm cpus=1
+		qopts=("--qemu-opts=-accel tcg,thread=single -icount shift=0,sleep=off")
+	fi
 	{
 		# shellcheck disable=SC2086
 		timeout --foreground -k 10 "$timeout" \
-			vng -r "$image" $accel --cpus 2 --memory 2G --rwdir="$out" \
+			vng -r "$image" $accel --cpus "$cpus" --memory 2G --rwdir="$out" \
 			--verbose --append "$args" --exec "$cmd" "${qopts[@]}" 2>&1 >&3 3>&- |
 			tee "$out/kernel.log" | grep --line-buffered -vE "$_guest_noise" >&2
 		return "${PIPESTATUS[0]}"

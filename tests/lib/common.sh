@@ -134,10 +134,9 @@ _lower_create() {
 
 # _table LEN DEV OFFSET [TARGET]: a one-line table of LEN sectors at OFFSET
 # on DEV through TARGET, by default the target under test, FL_TARGET
-# (tests/run): fastlinear,
-# linear, or striped: one stripe (stripe_map()'s path) of 128 KiB chunks,
-# so that the tests' aligned I/Os of up to 128 KiB are not split and the
-# I/O counts of both devices compare.
+# (tests/run): fastlinear, linear, or striped: one stripe (stripe_map()'s
+# path) of 128 KiB chunks, so that the tests' aligned I/Os of up to 128 KiB
+# are not split and the I/O counts of both devices compare.
 _table() {
 	case ${4:-$FL_TARGET} in
 	striped) echo "0 $1 striped 1 256 $2 $3" ;;

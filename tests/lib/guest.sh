@@ -22,6 +22,41 @@ _guest_kind() {
 	fi
 }
 
+# _guest_module KVER: the module under test for KVER: $FL_MODULE if set,
+# else build/KVER/dm-fastlinear.ko (make kmod) if built, else the
+# top-level one (make)
+_guest_module() {
+	local src
+
+	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	if [ -n "${FL_MODULE:-}" ]; then
+		realpath -m "$FL_MODULE"
+	elif [ -e "$src/build/$1/dm-fastlinear.ko" ]; then
+		echo "$src/build/$1/dm-fastlinear.ko"
+	else
+		echo "$src/dm-fastlinear.ko"
+	fi
+}
+
+# _guest_dm_mod KVER CORE: the dm-mod.ko to insmod for dm core CORE: none
+# for stock (the kernel's own), else built from Debian's source by
+# tests/lib/build-dm-CORE.sh (nofix: without upstream 2df8b310bcfe;
+# patched: with upstream/'s series); status 1 if the build fails, 2 for an
+# unknown core
+_guest_dm_mod() {
+	local lib
+
+	lib=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	case $2 in
+	stock) ;;
+	nofix|patched)
+		"$lib/build-dm-$2.sh" "$1" "$lib/../out/dm-$2-$1" >&2 || return 1
+		realpath -m "$lib/../out/dm-$2-$1/dm-mod.ko"
+		;;
+	*) echo "unknown dm core $2 (stock, nofix or patched)" >&2; return 2 ;;
+	esac
+}
+
 # vng's own chatter and the boot loader's on its stderr
 _guest_noise='^(\[ *[0-9]+\.[0-9]+\]|virtme: waiting for virtiofsd|fuse: invalid argument|virtme-run: failed to start virtiofsd|Probing EDD|Memory KASLR|Poking KASLR)'
 

@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+# For tests/lvm/*: real lvm2 and udev in the guest, around tools/fastlinearctl.
+# A test sources it (after common.sh, which tests/run gives it) and calls
+# _lvm_setup first.  _group_cleanup (called by common.sh's _cleanup) removes
+# the volume group, the PVs' labels and the udev rules again.
+#
+# What the guest gives: virtme-ng's init starts systemd-udevd (not systemd:
+# no /run/systemd/system, so fastlinear-queue detaches its jobs itself);
+# /etc/lvm is an empty tmpfs.  LVM here reads $FL_TMP/lvm/lvm.conf
+# (LVM_SYSTEM_DIR): only the test's PVs are scanned, no devices file, no
+# backups, no dmeventd.  udev gets, in /run/udev/rules.d (which overrides
+# /lib/udev/rules.d): the project's 95-fastlinear.rules with its RUN
+# pointing at a wrapper of tools/fastlinear-queue with the test's
+# environment, and an empty 69-lvm.rules (no event autoactivation behind
+# the test's back: with udev and no systemd, lvm2's rule runs vgchange
+# -aay from udev itself).
+
+FL_CTL=$FL_SRC/tools/fastlinearctl
+FL_VG=fl
+export LVM_SUPPRESS_FD_WARNINGS=1
+
+_lvm_setup() {
+	local d=$FL_TMP/lvm
+
+	_have_program lvm
+	[ -x "$FL_CTL" ] || _fail "$FL_CTL not built (make tools)"
+	pgrep -x systemd-udevd >/dev/null || _skip "systemd-udevd is not running"
+	mkdir -p "$d" /run/udev/rules.d "$FL_TMP/flstate"
+	cat >"$d/lvm.conf" <<-EOF
+	devices {
+		use_devicesfile = 0
+		types = [ "nullb", 16 ]
+		obtain_device_list_from_udev = 0
+		global_filter = [ "a|^/dev/flnb|", "a|^/dev/ram|", "a|^/dev/mapper/fl-slowpv\$|", "r|.*|" ]
+	}
+	global {
+		locking_dir = "/run/lock/lvm"
+		event_activation = 0
+		use_lvmpolld = 0
+	}
+	activation {
+		monitoring = 0
+		udev_sync = 1
+		udev_rules = 1
+	}
+	backup {
+		backup = 0
+		archive = 0
+	}
+	EOF
+	export LVM_SYSTEM_DIR=$d
+	export FASTLINEAR_CONF=$FL_TMP/fastlinear.conf
+	export FASTLINEAR_STATE_DIR=$FL_TMP/flstate
+	: >"$FASTLINEAR_CONF"
+	cat >"$FL_TMP/fl-queue" <<-EOF
+	#!/bin/sh
+	export LVM_SYSTEM_DIR=$d FASTLINEAR_CONF=$FASTLINEAR_CONF
+	export FASTLINEAR_STATE_DIR=$FASTLINEAR_STATE_DIR FASTLINEARCTL=$FL_CTL
+	export FASTLINEAR_WAIT=60 LVM_SUPPRESS_FD_WARNINGS=1
+	exec $FL_SRC/tools/fastlinear-queue "\$@"
+	EOF
+	chmod +x "$FL_TMP/fl-queue"
+	sed "s|@QUEUE@|$FL_TMP/fl-queue|" "$FL_SRC/tools/95-fastlinear.rules" \
+		>/run/udev/rules.d/95-fastlinear.rules
+	: >/run/udev/rules.d/69-lvm.rules
+	echo 1 >"$FL_TMP/lvm-rules"
+	udevadm control --reload || _fail "udevadm control --reload failed"
+}
+
+# _lvm_conf LINE...: the fastlinear.conf the udev jobs read
+_lvm_conf() {
+	printf '%s\n' "$@" >"$FASTLINEAR_CONF"
+}
+
+# _lvm_pv KIND [SIZE_MB]: a lower device (common.sh) made a PV; prints it
+_lvm_pv() {
+	local dev
+
+	dev=$(_lower_create "$1" "${2:-128}") || exit 1
+	pvcreate -q -y "$dev" >&2 || _fail "pvcreate $dev failed"
+	echo "$dev" >>"$FL_TMP/pvs"
+	echo "$dev"
+}
+
+# _lvm_vg PV...: volume group $FL_VG on them
+_lvm_vg() {
+	vgcreate -q "$FL_VG" "$@" || _fail "vgcreate $FL_VG $* failed"
+	echo 1 >"$FL_TMP/vg"
+}
+
+# _lvm_lv NAME SIZE PV...: a logical volume (PVs: where its extents go)
+_lvm_lv() {
+	local n=$1 size=$2
+
+	shift 2
+	lvcreate -q -y -W n -Z n -n "$n" -L "$size" "$FL_VG" "$@" ||
+		_fail "lvcreate $n $size $* failed"
+}
+
+# _lvm_dm LV: dm name of LV in $FL_VG (names without '-')
+_lvm_dm() {
+	echo "$FL_VG-$1"
+}
+
+# _lvm_types LV: the target types of the live table, in order, one line
+_lvm_types() {
+	dmsetup table "$(_lvm_dm "$1")" | awk '{ printf "%s%s", (NR > 1 ? " " : ""), $3 } END { print "" }'
+}
+
+# _lvm_ctl ARGS...: fastlinearctl, its output to the log; its status
+_lvm_ctl() {
+	local rc=0
+
+	_log "+ fastlinearctl $*"
+	# a hang must not eat the guest's time
+	timeout "$(_secs 120)" "$FL_CTL" "$@" >"$FL_TMP/ctl.out" 2>&1 || rc=$?
+	sed 's/^/  | /' "$FL_TMP/ctl.out"
+	_log "  exit $rc"
+	return "$rc"
+}
+
+# _lvm_ctl_ok ARGS... / _lvm_ctl_refused ARGS... (exit 1) with PATTERN in
+# its output (last argument)
+_lvm_ctl_ok() {
+	_lvm_ctl "$@" || _fail "fastlinearctl $* failed"
+}
+
+_lvm_ctl_refused() {
+	local pat=${!#} rc=0
+
+	_lvm_ctl "${@:1:$#-1}" || rc=$?
+	[ "$rc" = 1 ] || _fail "fastlinearctl ${*:1:$#-1}: exit $rc, expected 1 (refused)"
+	grep -q -- "$pat" "$FL_TMP/ctl.out" ||
+		_fail "fastlinearctl ${*:1:$#-1}: no '$pat' in its message"
+	_log "ok: refused, with '$pat'"
+}
+
+# _lvm_wait_jobs: udev has handled every event, and every conversion it
+# queued (fastlinear-queue's pending files) is done, within 60 s
+_lvm_wait_jobs() {
+	local secs i q=$FASTLINEAR_STATE_DIR/queue
+
+	secs=$(_secs 60)
+
+	udevadm settle -t "$secs" || _fail "udevadm settle timed out"
+	for ((i = 0; i < secs * 10; i++)); do
+		if [ -z "$(ls -A "$q" 2>/dev/null)" ]; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	cat "$FASTLINEAR_STATE_DIR/queue.log"
+	_fail "queued conversions still pending after ${secs}s: $(ls "$q")"
+}
+
+# _lvm_expect_types LV TYPES WHAT
+_lvm_expect_types() {
+	_expect_eq "$(_lvm_types "$1")" "$2" "$3"
+}
+
+# _lvm_expect_all LV TYPE WHAT: every line of the live table is TYPE, and
+# there are as many lines as LVM has segments
+_lvm_expect_all() {
+	local types n
+
+	types=$(_lvm_types "$1")
+	n=$(lvs --noheadings -o seg_count "$FL_VG/$1" 2>/dev/null | tr -d ' ')
+	_expect_eq "$(echo "$types" | tr ' ' '\n' | sort -u)" "$2" "$3 (table: $types)"
+	_expect_eq "$(echo "$types" | wc -w)" "$n" "$3: table lines = LVM's segments"
+}
+
+# _lvm_devno LV: MAJ:MIN of the LV's dm device
+_lvm_devno() {
+	dmsetup info -c --noheadings -o major,minor --separator : "$(_lvm_dm "$1")"
+}
+
+_group_cleanup() {
+	local pv i
+
+	awk -v t="$FL_TMP" 'index($2, t) == 1 { print $2 }' /proc/mounts | xargs -r umount
+	# no queued job may run into the teardown
+	if [ -n "${FASTLINEAR_STATE_DIR:-}" ]; then
+		udevadm settle -t 30 2>/dev/null
+		for ((i = 0; i < 300; i++)); do
+			[ -z "$(ls -A "$FASTLINEAR_STATE_DIR/queue" 2>/dev/null)" ] && break
+			sleep 0.1
+		done
+	fi
+	if [ -s "$FL_TMP/vg" ]; then
+		vgchange -q -an "$FL_VG" >/dev/null 2>&1
+		vgremove -q -ff "$FL_VG" >/dev/null 2>&1
+		# whatever LVM could not remove (a suspended device, a pvmove)
+		dmsetup ls 2>/dev/null | awk -v p="$FL_VG-" 'index($1, p) == 1 { print $1 }' |
+			while read -r n; do
+				dmsetup resume "$n" 2>/dev/null
+				dmsetup remove -f --retry "$n" >/dev/null 2>&1
+			done
+		rm -f "$FL_TMP/vg"
+	fi
+	if [ -s "$FL_TMP/pvs" ]; then
+		while read -r pv; do
+			pvremove -q -ff -y "$pv" >/dev/null 2>&1
+			wipefs -q -a "$pv" >/dev/null 2>&1
+		done <"$FL_TMP/pvs"
+		rm -f "$FL_TMP/pvs"
+	fi
+	# a test that unloaded the module and failed before loading it again
+	if ! lsmod | grep -q '^dm_fastlinear '; then
+		# shellcheck disable=SC2086
+		insmod "$FL_MODULE" $FL_MODPARAMS
+	fi
+	if [ -s "$FL_TMP/lvm-rules" ]; then
+		rm -f /run/udev/rules.d/95-fastlinear.rules /run/udev/rules.d/69-lvm.rules
+		udevadm control --reload 2>/dev/null
+		udevadm settle -t 30 2>/dev/null
+		rm -f "$FL_TMP/lvm-rules"
+	fi
+}

@@ -14,11 +14,14 @@
 # make check DEBUG_KERNEL=1
 #                       the same on a 6.1 kernel with KASAN, lockdep,
 #                       kmemleak and DEBUG_ATOMIC_SLEEP, built from Debian's
-#                       source first (tests/lib/build-debug-kernel.sh; 28 min
+#                       source first (tests/lib/build-kernel.sh debug; 28 min
 #                       on 2 CPUs) and only on its own dm core
 # make check-host       run the test suite on this host (root, real kernel)
-# make install          install to /lib/modules/KVER/updates and run depmod
-# make uninstall        remove it again
+# make install          install to /lib/modules/KVER/updates and run depmod,
+#                       and the tools (tools/Makefile: fastlinearctl, its
+#                       config, udev rule and systemd unit)
+# make uninstall        remove them again
+# make tools            build tools/fastlinearctl (libdevmapper)
 # make dkms-install     add, build and install with DKMS for KVER
 # make dkms-uninstall   remove it from DKMS
 # make check-patched    dm-linear and dm-stripe on dm-mod rebuilt with
@@ -26,9 +29,20 @@
 # make check-install    both installs, each loaded by modprobe in a guest
 # make check-kernels    build and the blkcg tests on each kernel that
 #                       scripts/setup-kernels.sh installed (KERNELS="V ...")
+# make check-cgroup-kernel
+#                       the blkcg tests (io.latency and io.prio.class too) on
+#                       a 6.1 kernel with every blk-cgroup policy, built first
+#                       if need be (tests/lib/build-kernel.sh cgroup), on its
+#                       own and the nofix dm core
 # make bench            raw vs dm-linear vs fastlinear in a guest (bench/vm-bench;
 #                       BENCH_ARGS="--reps 5 ..." for bench/run), bench/out/
 # make bench-short      its short mode: a few cells, fails on wrong blkg counts
+# make bench-cgroup     the cgroup experiments of bench/experiments/ (bench/cgroup-exp
+#                       in a guest: io.max, iocost weights, writeback under wbps),
+#                       plots and CSVs to bench/cgroup-exp-results/; part of make bench
+# make demo             what the project does, in one command (bench/demo: builds,
+#                       then runs bench/demo-run here as root if modules load, else in
+#                       a guest under QEMU's instruction counter)
 # make bench-cost       cost per I/O in virtual ns (QEMU icount: 1 ns per guest instruction), bench/vm-cost;
 #                       DM_CORE=stock|nofix|patched, COST_ARGS="--reps 5 ..."; bench-cost-short: its
 #                       2-cell gate; bench-cost-gate: that on every kernel (CI)
@@ -42,7 +56,7 @@ KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
 	else ls -1 /lib/modules | sort -V | while read v; do \
 	[ -d /lib/modules/$$v/build ] && echo $$v; done | tail -1; fi; fi)
 ifeq ($(DEBUG_KERNEL),1)
-KVER := $(shell tests/lib/build-debug-kernel.sh --kver)
+KVER := $(shell tests/lib/build-kernel.sh debug --kver)
 DM_CORE ?= stock
 # KASAN and lockdep under emulation: several times slower
 export FL_VM_TIMEOUT ?= 14400
@@ -75,11 +89,15 @@ kmod: $(if $(filter 1,$(DEBUG_KERNEL)),debug-kernel)
 	$(if $(SYSROOT),scripts/chroot-make $(SYSROOT) $(CURDIR),$(MAKE)) \
 		-C $(KDIR) M=$(CURDIR)/$(BUILD_DIR) modules
 
+tools:
+	$(MAKE) -C tools
+
 debug-kernel:
-	tests/lib/build-debug-kernel.sh
+	tests/lib/build-kernel.sh debug
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C tools clean
 	rm -rf tests/out build
 
 lint:
@@ -91,7 +109,7 @@ lint:
 		{ echo "dm-fastlinear.c: target .version is not MODULE_VERSION $(VERSION)"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 CF="-Wsparse-error" modules
 
-check: kmod
+check: kmod tools
 	mkdir -p tests/out
 	$(if $(DM_CORE),DM_CORES="$(DM_CORE)") ./tests/check --kver $(KVER) $(if $(TESTS),-- $(TESTS))
 
@@ -112,13 +130,25 @@ check-patched:
 check-install: kmod
 	./tests/check-install --kver $(KVER)
 
-install: modules
+# Debian's kernels leave out CONFIG_BLK_CGROUP_IOLATENCY and
+# CONFIG_BLK_CGROUP_IOPRIO (tests/blkcg/io-latency and io-prio skip
+# there): the blkcg group on the suite's cgroup kernel, which has them,
+# with the module built for it in build/KVER/, on both dm cores
+CGROUP_KVER = $(shell tests/lib/build-kernel.sh cgroup --kver)
+check-cgroup-kernel:
+	tests/lib/build-kernel.sh cgroup
+	$(MAKE) kmod KVER=$(CGROUP_KVER)
+	DM_CORES="stock nofix" ./tests/check --kver $(CGROUP_KVER) -- $$(cd tests && ls -d blkcg/*)
+
+install: modules tools
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
 	depmod -a $(KVER)
+	$(MAKE) -C tools install
 
 uninstall:
 	rm -f /lib/modules/$(KVER)/updates/dm-fastlinear.ko*
 	depmod -a $(KVER)
+	$(MAKE) -C tools uninstall
 
 # DKMS builds from its own copy in /usr/src/dm-fastlinear-VERSION.
 dkms-install:
@@ -133,8 +163,18 @@ dkms-uninstall:
 	dkms remove -m dm-fastlinear -v $(VERSION) --all
 	rm -rf /usr/src/dm-fastlinear-$(VERSION)
 
-bench: kmod
+bench: kmod bench-cgroup
 	./bench/vm-bench --kver $(KVER) -- $(BENCH_ARGS)
+
+# the shipped cgroup experiments in one guest; the files are named in the
+# order they run (the CI one, ci-iomax, runs in make check instead)
+CGROUP_EXPS ?= iomax-dm-vs-lower iocost-weights writeback-wbps
+bench-cgroup: kmod
+	./bench/vm-cgroup-exp --kver $(KVER) --results bench/cgroup-exp-results -- \
+		$(patsubst %,bench/experiments/%.exp,$(CGROUP_EXPS))
+
+demo: kmod
+	./bench/demo --kver $(KVER)
 
 # a stalled guest must not eat the CI run: 20 minutes at most
 bench-short: kmod
@@ -156,6 +196,7 @@ bench-cost-gate:
 print-kver:
 	@echo $(KVER)
 
-.PHONY: print-kver all modules kmod debug-kernel clean lint check check-host check-kernels check-patched \
-	check-install \
-	install uninstall dkms-install dkms-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate
+.PHONY: print-kver all modules kmod tools debug-kernel clean lint check check-host check-kernels check-patched \
+	check-install check-cgroup-kernel \
+	install uninstall dkms-install dkms-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \
+	bench-cgroup demo

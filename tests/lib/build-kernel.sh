@@ -1,28 +1,40 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Build and install a debug kernel from Debian's linux-source-6.1: KASAN,
-# lockdep (PROVE_LOCKING), kmemleak and DEBUG_ATOMIC_SLEEP on top of
-# virtme-ng's minimal guest configuration (tests/lib/debug-kernel.config).
+# Build and install one of the suite's own kernels from Debian's
+# linux-source-6.1, on top of virtme-ng's minimal guest configuration,
+# kernel-base.config and the flavour's fragment:
+#   debug   KASAN, lockdep (PROVE_LOCKING), kmemleak, DEBUG_ATOMIC_SLEEP
+#           (kernel-debug.config; make check DEBUG_KERNEL=1)
+#   cgroup  every blk-cgroup policy, with the IOLATENCY and IOPRIO that
+#           Debian's kernels leave out (kernel-cgroup.config)
 # Installs like a kernel package would, so that tests/vm-run --kver and
 # make KVER= find it: /boot/vmlinuz-KVER, /lib/modules/KVER (with its
 # build link to the object tree).  Prints KVER on its last line.
-# Usage: build-debug-kernel.sh [--kver] [WORKDIR]
-# (default /var/tmp/fl-debug-kernel; an installed kernel that matches the
-# configuration is reused; --kver only prints the release it builds)
+# Usage: build-kernel.sh FLAVOUR [--kver] [WORKDIR]
+# (default /var/tmp/fl-FLAVOUR-kernel; an installed kernel that matches
+# the configuration is reused; --kver only prints the release it builds)
 # Undo: rm -rf WORKDIR /lib/modules/KVER /boot/*-KVER
 
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+flavour=${1:-}
+frag=$here/kernel-$flavour.config
+if [ -z "$flavour" ] || [ ! -r "$frag" ]; then
+	echo "usage: build-kernel.sh debug|cgroup [--kver] [WORKDIR]" >&2
+	exit 1
+fi
+shift
 kver_only=
 [ "${1:-}" = --kver ] && { kver_only=1; shift; }
-work=${1:-/var/tmp/fl-debug-kernel}
+work=${1:-/var/tmp/fl-$flavour-kernel}
 tarball=/usr/src/linux-source-6.1.tar.xz
 src=$work/linux-source-6.1
 obj=$work/obj
-frag=$here/debug-kernel.config
+base=$here/kernel-base.config
+me="build-kernel $flavour"
 
-[ -r "$tarball" ] || { echo "build-debug-kernel: no $tarball (apt install linux-source-6.1)" >&2; exit 1; }
+[ -r "$tarball" ] || { echo "$me: no $tarball (apt install linux-source-6.1)" >&2; exit 1; }
 # the release: the source's version and the fragment's LOCALVERSION (make
 # kernelrelease only knows the latter once the build has started)
 kver=$(tar -xJOf "$tarball" linux-source-6.1/Makefile |
@@ -34,28 +46,30 @@ if [ -n "$kver_only" ]; then
 fi
 mkdir -p "$work" "$obj"
 if [ ! -f "$src/Makefile" ]; then
-	echo "build-debug-kernel: unpacking $tarball" >&2
+	echo "$me: unpacking $tarball" >&2
 	tar -C "$work" -xJf "$tarball"
 fi
 
 cd "$src"
-# a fresh configuration whenever the fragment changed
-if [ ! -f "$obj/.config" ] || [ "$frag" -nt "$obj/.config" ]; then
+# a fresh configuration whenever a fragment changed
+if [ ! -f "$obj/.config" ] || [ "$frag" -nt "$obj/.config" ] || [ "$base" -nt "$obj/.config" ]; then
 	virtme-configkernel --defconfig O="$obj" >&2
 	# ours last: virtme's own list would otherwise win (debug info on)
-	scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" "$frag" >&2
+	scripts/kconfig/merge_config.sh -m -O "$obj" "$obj/.config" "$base" "$frag" >&2
 	make O="$obj" olddefconfig >&2
 fi
 # the options the suite relies on must have survived olddefconfig
+# (every =y and =m line of the flavour's fragment, and the base's list)
 missing=
-for opt in KASAN PROVE_LOCKING DEBUG_KMEMLEAK DEBUG_ATOMIC_SLEEP BLK_DEV_THROTTLING \
-	CGROUP_WRITEBACK IO_URING KPROBE_EVENTS FUNCTION_GRAPH_TRACER EXT4_FS; do
+for opt in BLK_DEV_THROTTLING CGROUP_WRITEBACK IO_URING KPROBE_EVENTS FUNCTION_GRAPH_TRACER \
+	EXT4_FS $(sed -n 's/^CONFIG_\(.*\)=y$/\1/p' "$frag"); do
 	grep -q "^CONFIG_$opt=y" "$obj/.config" || missing="$missing $opt"
 done
-for opt in BLK_DEV_DM DM_FLAKEY BLK_DEV_NULL_BLK BLK_DEV_RAM; do
+for opt in BLK_DEV_DM DM_FLAKEY BLK_DEV_NULL_BLK BLK_DEV_RAM \
+	$(sed -n 's/^CONFIG_\(.*\)=m$/\1/p' "$frag"); do
 	grep -q "^CONFIG_$opt=m" "$obj/.config" || missing="$missing $opt"
 done
-[ -z "$missing" ] || { echo "build-debug-kernel: not in the configuration:$missing" >&2; exit 1; }
+[ -z "$missing" ] || { echo "$me: not in the configuration:$missing" >&2; exit 1; }
 
 if [ ! -e "/boot/vmlinuz-$kver" ] || [ "$obj/.config" -nt "/boot/vmlinuz-$kver" ]; then
 	make O="$obj" -j"$(($(nproc) + 1))" bzImage modules >&2
@@ -67,5 +81,5 @@ if [ ! -e "/boot/vmlinuz-$kver" ] || [ "$obj/.config" -nt "/boot/vmlinuz-$kver" 
 	depmod -a "$kver"
 fi
 [ "$(cat "$obj/include/config/kernel.release")" = "$kver" ] ||
-	{ echo "build-debug-kernel: built $(cat "$obj/include/config/kernel.release"), expected $kver" >&2; exit 1; }
+	{ echo "$me: built $(cat "$obj/include/config/kernel.release"), expected $kver" >&2; exit 1; }
 echo "$kver"

@@ -226,6 +226,10 @@ _fio() {
 _cleanup() {
 	local n
 
+	# a group's own teardown first (tests/lib/lvm.sh: VGs, PVs, udev rules)
+	if declare -F _group_cleanup >/dev/null; then
+		_group_cleanup
+	fi
 	_kprobe_cleanup
 	# a count cut short leaves udev stopped (_kprobe_count)
 	udevadm control --start-exec-queue 2>/dev/null
@@ -479,4 +483,168 @@ _at_most() {
 	awk -v a="$1" -v m="$2" 'BEGIN { exit !(a <= m) }' ||
 		_fail "$3: got $1, expected at most $2"
 	_log "ok: $3 = $1 (<= $2)"
+}
+
+# ---- blk-cgroup controllers below a dm device (tests/blkcg/iocost, bfq,
+# io-latency, io-prio) ---------------------------------------------------
+
+# _cg_share DEV LOWER CGLO CGHI SECS FIO_ARGS...: CGLO and CGHI read DEV at
+# once for SECS seconds (one time-based fio each, FIO_ARGS for both).
+# Prints "RATIO LO HI": the bytes each got on LOWER (deltas of io.stat's
+# rbytes there) and HI over LO.  Fails unless each cgroup's delta on DEV is
+# its delta on LOWER: direct I/O reaches map in the submitter, so that is
+# exact on both dm cores (for the raw device DEV is LOWER).  FL_SHARE_LO
+# and FL_SHARE_HI: one more fio argument for one of them (e.g. its own
+# region, --offset=50%).
+_cg_share() {
+	local dev=$1 lower=$2 lo=$3 hi=$4 secs=$5 n plo phi b a x
+
+	shift 5
+	n=$(cat "$FL_TMP/share-n" 2>/dev/null || echo 0)
+	echo $((n + 1)) >"$FL_TMP/share-n"
+	b="$(_cg_stat "$lo" "$lower" rbytes) $(_cg_stat "$hi" "$lower" rbytes)"
+	b="$b $(_cg_stat "$lo" "$dev" rbytes) $(_cg_stat "$hi" "$dev" rbytes)"
+	_cg_fio "$lo" "share$n-lo" --filename="$dev" --direct=1 --time_based \
+		--runtime="$secs" "$@" ${FL_SHARE_LO:+$FL_SHARE_LO} >&2 &
+	plo=$!
+	_cg_fio "$hi" "share$n-hi" --filename="$dev" --direct=1 --time_based \
+		--runtime="$secs" "$@" ${FL_SHARE_HI:+$FL_SHARE_HI} >&2 &
+	phi=$!
+	_wait_pid $plo $((secs + $(_secs 60))) || _fail "fio in $lo failed"
+	_wait_pid $phi $((secs + $(_secs 60))) || _fail "fio in $hi failed"
+	a="$(_cg_stat "$lo" "$lower" rbytes) $(_cg_stat "$hi" "$lower" rbytes)"
+	a="$a $(_cg_stat "$lo" "$dev" rbytes) $(_cg_stat "$hi" "$dev" rbytes)"
+	x=$(awk -v b="$b" -v a="$a" 'BEGIN { split(b, p); split(a, q)
+		for (i = 1; i <= 4; i++) d[i] = q[i] - p[i]
+		printf "%s %.0f %.0f %.0f %.0f", (d[1] > 0 ? sprintf("%.2f", d[2] / d[1]) : "inf"),
+			d[1], d[2], d[3], d[4] }')
+	# shellcheck disable=SC2086
+	set -- $x
+	if [ "$2" != "$4" ] || [ "$3" != "$5" ]; then
+		_fail "$dev: bytes of $lo/$hi below ($2/$3) are not theirs on the device read ($4/$5)"
+	fi
+	echo "$1 $2 $3"
+}
+
+# _cg_escapes TGT LOWER HOOK: the three cases in which a bio reaches the dm
+# device's map outside its submitter's context (blkcg-notes.md, "Which css
+# each context sees"), each from a fresh cgroup, through a TGT device over
+# the whole of LOWER:
+#   throttled  4 direct 256 KiB reads held back by rbps=1 MiB/s on the dm
+#              device (dispatched by blk-throttle's work item): each is
+#              larger than what one 100 ms slice allows, so none passes
+#              at once (dd's 4 KiB reads at riops=100 ran below the limit
+#              under emulation, 58 of 64 reached map in dd itself, and
+#              64 KiB reads at 1 MiB/s 6 of 16)
+#   deferred   one 1 MiB direct write queued while the dm device is
+#              suspended (dispatched by dm_wq_work on resume)
+#   writeback  8 MiB buffered through ext4 on the dm device, then sync
+#              (submitted by the flusher kworker)
+# Around each case's I/O it runs "HOOK begin CASE CGROUP DEV LOWER" and
+# "HOOK end CASE CGROUP DEV LOWER" (the controller's own evidence: end
+# prints one word).
+# Sets esc_throttled, esc_deferred and esc_writeback to "LOW DM HOOKOUT":
+# the cgroup's bytes (rbytes for throttled, wbytes else) on LOWER and on the
+# dm device, and what HOOK end printed.
+_cg_escapes() {
+	local tgt=$1 lower=$2 hook=$3 name=fl-esc-$1 dev cg mnt=$FL_TMP/esc-mnt pid out
+
+	_dm_create "$name" "$(_table "$(_sectors "$lower")" "$lower" 0 "$tgt")"
+	dev=$(_dm_dev "$name")
+
+	cg=$(_cg_create "esc-thr-$tgt") || exit 1
+	_cg_iomax "$cg" "$dev" "rbps=$((1 << 20))"
+	"$hook" begin throttled "$cg" "$dev" "$lower"
+	_cg_run "$cg" dd if="$dev" of=/dev/null bs=256k count=4 iflag=direct status=none ||
+		_fail "$tgt: throttled reads failed"
+	out=$("$hook" end throttled "$cg" "$dev" "$lower") || exit 1
+	esc_throttled="$(_cg_stat "$cg" "$lower" rbytes) $(_cg_stat "$cg" "$dev" rbytes) $out"
+
+	cg=$(_cg_create "esc-def-$tgt") || exit 1
+	"$hook" begin deferred "$cg" "$dev" "$lower"
+	dmsetup suspend "$name" || _fail "$tgt: suspend failed"
+	# one 1 MiB bio: all of it is queued before dd waits
+	_cg_run "$cg" dd if=/dev/zero of="$dev" bs=1M count=1 seek=1 oflag=direct status=none &
+	pid=$!
+	_cg_wait_stat "$cg" "$dev" wbytes $((1 << 20)) "$(_secs 30)" ||
+		{ dmsetup resume "$name"; _fail "$tgt: the write did not reach the suspended device"; }
+	[ "$(_cg_stat "$cg" "$lower" wbytes)" = 0 ] ||
+		{ dmsetup resume "$name"; _fail "$tgt: a write went below a suspended device"; }
+	dmsetup resume "$name" || _fail "$tgt: resume failed"
+	_wait_pid $pid "$(_secs 30)" || _fail "$tgt: the deferred write failed"
+	out=$("$hook" end deferred "$cg" "$dev" "$lower") || exit 1
+	esc_deferred="$(_cg_stat "$cg" "$lower" wbytes) $(_cg_stat "$cg" "$dev" wbytes) $out"
+
+	mkdir -p "$mnt"
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$dev" ||
+		_fail "$tgt: mkfs.ext4 failed"
+	mount -t ext4 "$dev" "$mnt" || _fail "$tgt: mount failed"
+	sync
+	cg=$(_cg_create "esc-wb-$tgt") || exit 1
+	"$hook" begin writeback "$cg" "$dev" "$lower"
+	_cg_run "$cg" dd if=/dev/zero of="$mnt/f" bs=1M count=8 status=none ||
+		_fail "$tgt: buffered write failed"
+	sync
+	out=$("$hook" end writeback "$cg" "$dev" "$lower") || exit 1
+	esc_writeback="$(_cg_stat "$cg" "$lower" wbytes) $(_cg_stat "$cg" "$dev" wbytes) $out"
+	umount "$mnt" || _fail "$tgt: umount failed"
+	_dm_remove "$name"
+	_log "$tgt escapes, cgroup's bytes lower, dm, controller's figure:" \
+		"throttled $esc_throttled; deferred $esc_deferred; writeback $esc_writeback"
+}
+
+# _esc_whom CASE LOW: whom the lower device charged for a case of
+# _cg_escapes, from the cgroup's bytes there: "cgroup" (all of them:
+# exact for throttled and deferred, within 10% for writeback, where ext4's
+# own metadata may ride along), "root" (none of them; for throttled at
+# most a quarter: the reads that fit blk-throttle's budget reach map in
+# the submitter), else "split:LOW".
+_esc_whom() {
+	local want
+
+	case $1 in
+	throttled) want=$((1 << 20)) ;;
+	deferred) want=$((1 << 20)) ;;
+	writeback) want=$((8 << 20)) ;;
+	esac
+	awk -v c="$1" -v l="$2" -v w="$want" 'BEGIN {
+		if (l == w || (c == "writeback" && l >= 0.9 * w && l <= 1.1 * w)) print "cgroup"
+		else if (l == 0 || (c == "throttled" && l <= w / 4)) print "root"
+		else print "split:" l }'
+}
+
+# _load_missing: dm-mod (FL_DM_MOD if set), configfs, null_blk without
+# devices and the fastlinear target (FL_MODULE if readable, else the
+# installed dm-fastlinear), each only where it is not there yet: for
+# bench/cgroup-exp and bench/demo-run, which leave a host's modules as
+# they are (_load_modules replaces a loaded dm-fastlinear).
+_load_missing() {
+	if [ ! -e /sys/module/dm_mod ]; then
+		if [ -n "${FL_DM_MOD:-}" ]; then
+			insmod "$FL_DM_MOD" || return 1
+		else
+			modprobe dm-mod || return 1
+		fi
+	fi
+	# (each modprobe, mount or dmsetup is a second or more under TCG: only
+	# what is missing)
+	if [ ! -d /sys/kernel/config/nullb ] || [ ! -e /sys/module/null_blk ]; then
+		[ -e /sys/module/configfs ] || modprobe configfs 2>/dev/null
+		mountpoint -q /sys/kernel/config ||
+			mount -t configfs none /sys/kernel/config || return 1
+		[ -e /sys/module/null_blk ] || modprobe null_blk nr_devices=0 || return 1
+	fi
+	[ -e /sys/kernel/tracing/kprobe_events ] ||
+		mount -t tracefs none /sys/kernel/tracing 2>/dev/null
+	if [ ! -e /sys/module/dm_fastlinear ] && ! dmsetup targets | grep -q '^fastlinear '; then
+		if [ -r "${FL_MODULE:-}" ]; then
+			# shellcheck disable=SC2086
+			insmod "$FL_MODULE" ${FL_MODPARAMS:-} || return 1
+		else
+			modprobe dm-fastlinear || return 1
+		fi
+	fi
+	# the kernel's own autoload may not reach modprobe (ext4 for mkfs)
+	[ -e /sys/module/ext4 ] || modprobe ext4 2>/dev/null
+	return 0
 }

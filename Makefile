@@ -111,7 +111,8 @@ lint:
 
 check: kmod tools
 	mkdir -p tests/out
-	$(if $(DM_CORE),DM_CORES="$(DM_CORE)") ./tests/check --kver $(KVER) $(if $(TESTS),-- $(TESTS))
+	$(if $(DM_CORE),DM_CORES="$(DM_CORE)") FL_SHARDS=$${FL_SHARDS:-auto} \
+		./tests/check --kver $(KVER) $(if $(TESTS),-- $(TESTS))
 
 check-host: modules
 	./tests/run $(TESTS)

@@ -135,11 +135,11 @@ check-install: kmod
 # CONFIG_BLK_CGROUP_IOPRIO (tests/blkcg/io-latency and io-prio skip
 # there): the blkcg group on the suite's cgroup kernel, which has them,
 # with the module built for it in build/KVER/, on both dm cores
-CGROUP_KVER = $(shell tests/lib/build-kernel.sh cgroup --kver)
+# (build-kernel.sh prints the release it built or found on stdout)
 check-cgroup-kernel:
-	tests/lib/build-kernel.sh cgroup
-	$(MAKE) kmod KVER=$(CGROUP_KVER)
-	DM_CORES="stock nofix" ./tests/check --kver $(CGROUP_KVER) -- $$(cd tests && ls -d blkcg/*)
+	kver=$$(tests/lib/build-kernel.sh cgroup) && \
+	$(MAKE) kmod KVER=$$kver && \
+	DM_CORES="stock nofix" ./tests/check --kver $$kver -- $$(cd tests && ls -d blkcg/*)
 
 install: modules tools
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install

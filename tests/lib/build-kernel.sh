@@ -37,7 +37,14 @@ me="build-kernel $flavour"
 [ -r "$tarball" ] || { echo "$me: no $tarball (apt install linux-source-6.1)" >&2; exit 1; }
 # the release: the source's version and the fragment's LOCALVERSION (make
 # kernelrelease only knows the latter once the build has started)
-kver=$(tar -xJOf "$tarball" linux-source-6.1/Makefile |
+# (from the unpacked tree once there is one: the tarball is decompressed
+# whole to reach its Makefile, about a minute)
+if [ -f "$src/Makefile" ]; then
+	top=$(cat "$src/Makefile")
+else
+	top=$(tar -xJOf "$tarball" linux-source-6.1/Makefile)
+fi
+kver=$(echo "$top" |
 	awk -F' = ' 'NR <= 5 && /^(VERSION|PATCHLEVEL|SUBLEVEL) / { v = v (v ? "." : "") $2 }
 		END { printf "%s", v }')$(sed -n 's/^CONFIG_LOCALVERSION="\(.*\)"$/\1/p' "$frag")
 if [ -n "$kver_only" ]; then

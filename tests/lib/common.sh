@@ -485,6 +485,14 @@ _at_most() {
 	_log "ok: $3 = $1 (<= $2)"
 }
 
+# _within_factor GOT EXPECTED F MSG: GOT between EXPECTED / F and
+# EXPECTED * F, for ratios, where a percentage would not be symmetric
+_within_factor() {
+	awk -v a="$1" -v e="$2" -v f="$3" 'BEGIN { exit !(a * f >= e && a <= e * f) }' ||
+		_fail "$4: got $1, expected $2 within a factor of $3"
+	_log "ok: $4 = $1 ($2 within a factor of $3)"
+}
+
 # ---- blk-cgroup controllers below a dm device (tests/blkcg/iocost, bfq,
 # io-latency, io-prio) ---------------------------------------------------
 

@@ -34,6 +34,9 @@
 #                       a 6.1 kernel with every blk-cgroup policy, built first
 #                       if need be (tests/lib/build-kernel.sh cgroup), on its
 #                       own and the nofix dm core
+# make durations        tests/durations from the test logs in tests/out (the
+#                       longest time of each test): how make check deals tests
+#                       out to its guests
 # make bench            raw vs dm-linear vs fastlinear in a guest (bench/vm-bench;
 #                       BENCH_ARGS="--reps 5 ..." for bench/run), bench/out/
 # make bench-short      its short mode: a few cells, fails on wrong blkg counts
@@ -141,6 +144,14 @@ check-cgroup-kernel:
 	$(MAKE) kmod KVER=$$kver && \
 	DM_CORES="stock nofix" ./tests/check --kver $$kver -- $$(cd tests && ls -d blkcg/*)
 
+durations:
+	{ sed '/^[^#]/,$$d' tests/durations; \
+	  cat tests/out/check-*.txt | \
+	  awk '/^[a-z]+\/[^ ]+ .*\[(passed|failed|not run[^]]*)\] [0-9.]+s$$/ { \
+		t = $$NF; sub(/s$$/, "", t); if (t + 0 > d[$$1]) d[$$1] = t + 0 } \
+		END { for (k in d) printf "%s %d\n", k, d[k] + 0.5 }' | sort; } >tests/durations.new
+	mv tests/durations.new tests/durations
+
 install: modules tools
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
 	depmod -a $(KVER)
@@ -198,6 +209,6 @@ print-kver:
 	@echo $(KVER)
 
 .PHONY: print-kver all modules kmod tools debug-kernel clean lint check check-host check-kernels check-patched \
-	check-install check-cgroup-kernel \
+	check-install check-cgroup-kernel durations \
 	install uninstall dkms-install dkms-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \
 	bench-cgroup demo

@@ -31,6 +31,26 @@ _jobs() {
 	echo "${FL_JOBS:-$((n > 1 ? n : 1))}"
 }
 
+# _deal N S: of the tests on stdin, the ones shard S of N runs.  Longest
+# first, each to the shard with the least time so far, by the seconds in
+# tests/durations (60 for a test not there), so that the guests end
+# together; ties keep the list's order.
+_deal() {
+	awk 'FNR == NR { if ($1 !~ /^#/) d[$1] = $2; next }
+		{ print (($1 in d) ? d[$1] : 60), FNR, $1 }' \
+		"$(dirname "${BASH_SOURCE[0]}")/../durations" - |
+		sort -k1,1nr -k2,2n |
+		awk -v n="$1" -v s="$2" '{
+			b = 1
+			for (i = 2; i <= n; i++)
+				if (t[i] < t[b])
+					b = i
+			t[b] += $1
+			if (b == s)
+				print $3
+		}'
+}
+
 # _run_all FUNC LOG_PREFIX ITEM...: FUNC ITEM for each ITEM, its output in
 # LOG_PREFIX-ITEM.txt; $(_jobs) at once.  One at a time, the output also
 # goes to ours as it comes; side by side, each log is shown when all are

@@ -9,32 +9,47 @@ FL_NULLB_CFS=/sys/kernel/config/nullb
 # the target a test's tables map through (tests/run: TEST@TARGET)
 FL_TARGET=${FL_TARGET:-fastlinear}
 
-# _load_modules: what the suite and the benchmark need (FL_DM_MOD, FL_BRD_MB,
-# FL_MODULE, FL_MODPARAMS); modules already loaded are left alone, except
-# that a loaded dm-fastlinear is replaced by FL_MODULE.
+# _load_modules [keep]: dm-mod (FL_DM_MOD if set), configfs, null_blk
+# without devices, brd (when FL_BRD_MB is set), tracefs, ext4 and the
+# target, each only where it is not there yet (each modprobe or mount is a
+# second or more under TCG).  The suite and the benchmarks replace a
+# loaded dm-fastlinear by FL_MODULE (with FL_MODPARAMS).  With "keep"
+# (bench/cgroup-exp, bench/demo-run, which leave a host's modules as they
+# are) a loaded dm-fastlinear stays, and without a readable FL_MODULE the
+# installed one is loaded.
 _load_modules() {
-	if [ -n "${FL_DM_MOD:-}" ]; then
-		if lsmod | grep -q '^dm_mod '; then
+	local keep=${1:-}
+
+	if [ -e /sys/module/dm_mod ]; then
+		if [ -n "${FL_DM_MOD:-}" ] && [ -z "$keep" ]; then
 			echo "dm-mod already loaded, cannot insmod $FL_DM_MOD"
 			return 1
 		fi
+	elif [ -n "${FL_DM_MOD:-}" ]; then
 		insmod "$FL_DM_MOD" || return 1
 	else
 		modprobe dm-mod || return 1
 	fi
-	modprobe configfs 2>/dev/null
+	[ -e /sys/module/configfs ] || modprobe configfs 2>/dev/null
 	mountpoint -q /sys/kernel/config ||
 		mount -t configfs none /sys/kernel/config || return 1
-	lsmod | grep -q '^null_blk ' || modprobe null_blk nr_devices=0 || return 1
-	lsmod | grep -q '^brd ' ||
+	[ -e /sys/module/null_blk ] || modprobe null_blk nr_devices=0 || return 1
+	[ -z "${FL_BRD_MB:-}" ] || [ -e /sys/module/brd ] ||
 		modprobe brd rd_nr=4 rd_size=$((FL_BRD_MB * 1024)) || return 1
-	mountpoint -q /sys/kernel/tracing ||
+	[ -e /sys/kernel/tracing/kprobe_events ] ||
 		mount -t tracefs none /sys/kernel/tracing 2>/dev/null
-	if lsmod | grep -q '^dm_fastlinear '; then
+	# the kernel's own autoload may not reach modprobe (ext4 for mkfs)
+	[ -e /sys/module/ext4 ] || modprobe ext4 2>/dev/null
+	if [ -e /sys/module/dm_fastlinear ]; then
+		[ -n "$keep" ] && return 0
 		rmmod dm_fastlinear || return 1
 	fi
+	if [ -n "$keep" ] && [ ! -r "${FL_MODULE:-}" ]; then
+		modprobe dm-fastlinear
+		return
+	fi
 	# shellcheck disable=SC2086
-	insmod "$FL_MODULE" $FL_MODPARAMS || return 1
+	insmod "$FL_MODULE" ${FL_MODPARAMS:-}
 }
 
 # _secs N: N seconds times FL_TIMEOUT_SCALE (default 1), for the limits
@@ -341,7 +356,7 @@ _kprobe_hits() {
 # kprobe on each FUNC; prints the hits, in FUNC order, on one line, or
 # nothing and CMD's status if CMD failed.
 _kprobe_count() {
-	local funcs=$1 f hits= rc=0
+	local funcs=$1 f hits='' rc=0
 	shift
 	# udev probes a device just created or closed after a write (blkid),
 	# with I/O of its own: not while counting
@@ -621,38 +636,3 @@ _esc_whom() {
 		else print "split:" l }'
 }
 
-# _load_missing: dm-mod (FL_DM_MOD if set), configfs, null_blk without
-# devices and the fastlinear target (FL_MODULE if readable, else the
-# installed dm-fastlinear), each only where it is not there yet: for
-# bench/cgroup-exp and bench/demo-run, which leave a host's modules as
-# they are (_load_modules replaces a loaded dm-fastlinear).
-_load_missing() {
-	if [ ! -e /sys/module/dm_mod ]; then
-		if [ -n "${FL_DM_MOD:-}" ]; then
-			insmod "$FL_DM_MOD" || return 1
-		else
-			modprobe dm-mod || return 1
-		fi
-	fi
-	# (each modprobe, mount or dmsetup is a second or more under TCG: only
-	# what is missing)
-	if [ ! -d /sys/kernel/config/nullb ] || [ ! -e /sys/module/null_blk ]; then
-		[ -e /sys/module/configfs ] || modprobe configfs 2>/dev/null
-		mountpoint -q /sys/kernel/config ||
-			mount -t configfs none /sys/kernel/config || return 1
-		[ -e /sys/module/null_blk ] || modprobe null_blk nr_devices=0 || return 1
-	fi
-	[ -e /sys/kernel/tracing/kprobe_events ] ||
-		mount -t tracefs none /sys/kernel/tracing 2>/dev/null
-	if [ ! -e /sys/module/dm_fastlinear ] && ! dmsetup targets | grep -q '^fastlinear '; then
-		if [ -r "${FL_MODULE:-}" ]; then
-			# shellcheck disable=SC2086
-			insmod "$FL_MODULE" ${FL_MODPARAMS:-} || return 1
-		else
-			modprobe dm-fastlinear || return 1
-		fi
-	fi
-	# the kernel's own autoload may not reach modprobe (ext4 for mkfs)
-	[ -e /sys/module/ext4 ] || modprobe ext4 2>/dev/null
-	return 0
-}

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
-# For tests/vm-run and bench/vm-bench: boot a Debian kernel in QEMU with
+# For tests/vm-run and bench/vm-*: boot a Debian kernel in QEMU with
 # virtme-ng and run one command inside.  KVM only where the CPU has
 # hardware virtualisation, else TCG.
 
@@ -55,6 +55,43 @@ _guest_dm_mod() {
 		;;
 	*) echo "unknown dm core $2 (stock, nofix or patched)" >&2; return 2 ;;
 	esac
+}
+
+# _guest_kver [KVER]: KVER, else the kernel the module under test was
+# built for ($FL_MODULE, else the top-level dm-fastlinear.ko)
+_guest_kver() {
+	local src
+
+	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	if [ -n "${1:-}" ]; then
+		echo "$1"
+	else
+		modinfo -F vermagic "${FL_MODULE:-$src/dm-fastlinear.ko}" 2>/dev/null | awk '{ print $1 }'
+	fi
+}
+
+# _guest_prepare WHO KVER CORE OUT: what every runner does before the
+# boot.  Checks that KVER's image and the module under test
+# (_guest_module) are there, makes OUT afresh with a copy of the module
+# (the module as it was at the start, whatever gets rebuilt meanwhile),
+# and sets image and guest_env: the environment the guest's command gets
+# (FL_DM_CORE, FL_MODPARAMS, FL_MODULE: the copy, and FL_DM_MOD for a
+# rebuilt dm core).  Status 1 with a message if something is missing, 2
+# for an unknown dm core.
+_guest_prepare() {
+	local who=$1 kver=$2 core=$3 out=$4 module dm_mod
+
+	image=/boot/vmlinuz-$kver
+	module=$(_guest_module "$kver")
+	[ -r "$image" ] || { echo "$who: no $image"; return 1; }
+	[ -r "$module" ] || { echo "$who: no $module (make kmod KVER=$kver)"; return 1; }
+	dm_mod=$(_guest_dm_mod "$kver" "$core") || return
+	rm -rf "$out"
+	mkdir -p "$out"
+	cp "$module" "$out/dm-fastlinear.ko"
+	guest_env=(FL_DM_CORE="$core" FL_MODPARAMS="${FL_MODPARAMS:-}" FL_MODULE="$out/dm-fastlinear.ko")
+	[ -z "$dm_mod" ] || guest_env+=(FL_DM_MOD="$dm_mod")
+	echo "$who: kernel $kver, dm core $core, module $module"
 }
 
 # vng's own chatter and the boot loader's on its stderr

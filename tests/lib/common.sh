@@ -512,41 +512,68 @@ _within_factor() {
 # io-latency, io-prio) ---------------------------------------------------
 
 # _cg_share DEV LOWER CGLO CGHI SECS FIO_ARGS...: CGLO and CGHI read DEV at
-# once for SECS seconds (one time-based fio each, FIO_ARGS for both).
-# Prints "RATIO LO HI": the bytes each got on LOWER (deltas of io.stat's
-# rbytes there) and HI over LO.  Fails unless each cgroup's delta on DEV is
-# its delta on LOWER: direct I/O reaches map in the submitter, so that is
-# exact on both dm cores (for the raw device DEV is LOWER).  FL_SHARE_LO
-# and FL_SHARE_HI: one more fio argument for one of them (e.g. its own
-# region, --offset=50%).
+# once (one time-based fio each, FIO_ARGS for both).  Prints "RATIO LO HI":
+# the bytes each got on LOWER (io.stat's rbytes there) in a window of SECS
+# seconds while both read, and HI over LO.  The window opens 0.3 s after
+# both cgroups' first bytes below, not at the start: fio takes up to 2 s
+# to start under emulation, and the cgroup that starts first has the
+# device to itself until the other comes (iocost: a weight-100 cgroup got
+# up to 155 of its reads in that time, twice the 800 one's, and its
+# whole-run share went from 8 to 4; in the window 7.1-8.6).  Each fio runs
+# SECS + 5 s, so the window ends before either does as long as they start
+# within 4.7 s of each other (checked).  The first fio of a guest can take
+# 5 s and more to start (its binary and libraries read from the host):
+# up to 20 s is waited for.  A caller must end its test when _cg_share
+# fails (r=$(_cg_share ...) || { echo "$r"; exit 1; }): _fail only ends
+# the command substitution.  Fails unless each
+# cgroup's bytes on DEV over the whole run are its bytes on LOWER: direct
+# I/O reaches map in the submitter, so that is exact on both dm cores
+# (for the raw device DEV is LOWER).  FL_SHARE_LO and FL_SHARE_HI: one
+# more fio argument for one of them (e.g. its own region, --offset=50%).
 _cg_share() {
-	local dev=$1 lower=$2 lo=$3 hi=$4 secs=$5 n plo phi b a x
+	local dev=$1 lower=$2 lo=$3 hi=$4 secs=$5 n plo phi b a w0 w1 x d end
 
 	shift 5
+	d=$(_devno "$lower")
 	n=$(cat "$FL_TMP/share-n" 2>/dev/null || echo 0)
 	echo $((n + 1)) >"$FL_TMP/share-n"
-	b="$(_cg_stat "$lo" "$lower" rbytes) $(_cg_stat "$hi" "$lower" rbytes)"
+	b="$(_cg_stats "$lo" "$d" rbytes) $(_cg_stats "$hi" "$d" rbytes)"
 	b="$b $(_cg_stat "$lo" "$dev" rbytes) $(_cg_stat "$hi" "$dev" rbytes)"
 	_cg_fio "$lo" "share$n-lo" --filename="$dev" --direct=1 --time_based \
-		--runtime="$secs" "$@" ${FL_SHARE_LO:+$FL_SHARE_LO} >&2 &
+		--runtime=$((secs + 5)) "$@" ${FL_SHARE_LO:+$FL_SHARE_LO} >&2 &
 	plo=$!
 	_cg_fio "$hi" "share$n-hi" --filename="$dev" --direct=1 --time_based \
-		--runtime="$secs" "$@" ${FL_SHARE_HI:+$FL_SHARE_HI} >&2 &
+		--runtime=$((secs + 5)) "$@" ${FL_SHARE_HI:+$FL_SHARE_HI} >&2 &
 	phi=$!
+	end=$((${EPOCHREALTIME/./} + 20000000))
+	while :; do
+		w0="$(_cg_stats "$lo" "$d" rbytes) $(_cg_stats "$hi" "$d" rbytes)"
+		awk -v b="$b" -v w="$w0" 'BEGIN { split(b, p); split(w, q)
+			exit !(q[1] > p[1] && q[2] > p[2]) }' && break
+		[ "${EPOCHREALTIME/./}" -lt "$end" ] ||
+			_fail "$dev: fio in $lo and $hi not both reading after 20 s"
+		sleep 0.1
+	done
+	sleep 0.3
+	w0="$(_cg_stats "$lo" "$d" rbytes) $(_cg_stats "$hi" "$d" rbytes)"
+	sleep "$secs"
+	w1="$(_cg_stats "$lo" "$d" rbytes) $(_cg_stats "$hi" "$d" rbytes)"
+	_alive $plo && _alive $phi ||
+		_fail "$dev: a fio ended inside the window (they started more than 4.7 s apart)"
 	_wait_pid $plo $((secs + $(_secs 60))) || _fail "fio in $lo failed"
 	_wait_pid $phi $((secs + $(_secs 60))) || _fail "fio in $hi failed"
-	a="$(_cg_stat "$lo" "$lower" rbytes) $(_cg_stat "$hi" "$lower" rbytes)"
+	a="$(_cg_stats "$lo" "$d" rbytes) $(_cg_stats "$hi" "$d" rbytes)"
 	a="$a $(_cg_stat "$lo" "$dev" rbytes) $(_cg_stat "$hi" "$dev" rbytes)"
 	x=$(awk -v b="$b" -v a="$a" 'BEGIN { split(b, p); split(a, q)
-		for (i = 1; i <= 4; i++) d[i] = q[i] - p[i]
-		printf "%s %.0f %.0f %.0f %.0f", (d[1] > 0 ? sprintf("%.2f", d[2] / d[1]) : "inf"),
-			d[1], d[2], d[3], d[4] }')
+		printf "%.0f %.0f %.0f %.0f", q[1] - p[1], q[2] - p[2], q[3] - p[3], q[4] - p[4] }')
 	# shellcheck disable=SC2086
 	set -- $x
-	if [ "$2" != "$4" ] || [ "$3" != "$5" ]; then
-		_fail "$dev: bytes of $lo/$hi below ($2/$3) are not theirs on the device read ($4/$5)"
+	if [ "$1" != "$3" ] || [ "$2" != "$4" ]; then
+		_fail "$dev: bytes of $lo/$hi below ($1/$2) are not theirs on the device read ($3/$4)"
 	fi
-	echo "$1 $2 $3"
+	awk -v b="$w0" -v a="$w1" 'BEGIN { split(b, p); split(a, q)
+		lo = q[1] - p[1]; hi = q[2] - p[2]
+		printf "%s %.0f %.0f\n", (lo > 0 ? sprintf("%.2f", hi / lo) : "inf"), lo, hi }'
 }
 
 # _cg_escapes TGT LOWER HOOK: the three cases in which a bio reaches the dm

@@ -82,6 +82,8 @@ _expect_eq() {
 
 # _within ACTUAL EXPECTED PERCENT WHAT: |ACTUAL-EXPECTED| <= PERCENT% of EXPECTED
 _within() {
+	_num "$1" "$4"
+	_num "$2" "$4"
 	awk -v a="$1" -v e="$2" -v p="$3" 'BEGIN { d = a - e; if (d < 0) d = -d; exit !(d <= e * p / 100) }' ||
 		_fail "$4: got $1, expected $2 +-$3%"
 	_log "ok: $4 = $1 (expected $2 +-$3%)"
@@ -488,13 +490,21 @@ _since() {
 }
 
 # _at_least ACTUAL MIN WHAT / _at_most ACTUAL MAX WHAT (numbers, decimals too)
+# _num VALUE WHAT: fail unless VALUE is a number (awk compares anything
+# else as a string: "FAIL: ..." >= 4 holds)
+_num() {
+	[[ $1 =~ ^[-+]?[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$ ]] || _fail "$2: got '$1', not a number"
+}
+
 _at_least() {
+	_num "$1" "$3"
 	awk -v a="$1" -v m="$2" 'BEGIN { exit !(a >= m) }' ||
 		_fail "$3: got $1, expected at least $2"
 	_log "ok: $3 = $1 (>= $2)"
 }
 
 _at_most() {
+	_num "$1" "$3"
 	awk -v a="$1" -v m="$2" 'BEGIN { exit !(a <= m) }' ||
 		_fail "$3: got $1, expected at most $2"
 	_log "ok: $3 = $1 (<= $2)"
@@ -503,6 +513,8 @@ _at_most() {
 # _within_factor GOT EXPECTED F MSG: GOT between EXPECTED / F and
 # EXPECTED * F, for ratios, where a percentage would not be symmetric
 _within_factor() {
+	_num "$1" "$4"
+	_num "$2" "$4"
 	awk -v a="$1" -v e="$2" -v f="$3" 'BEGIN { exit !(a * f >= e && a <= e * f) }' ||
 		_fail "$4: got $1, expected $2 within a factor of $3"
 	_log "ok: $4 = $1 ($2 within a factor of $3)"

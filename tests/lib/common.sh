@@ -489,13 +489,13 @@ _since() {
 	awk -v s="$1" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }'
 }
 
-# _at_least ACTUAL MIN WHAT / _at_most ACTUAL MAX WHAT (numbers, decimals too)
 # _num VALUE WHAT: fail unless VALUE is a number (awk compares anything
 # else as a string: "FAIL: ..." >= 4 holds)
 _num() {
 	[[ $1 =~ ^[-+]?[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$ ]] || _fail "$2: got '$1', not a number"
 }
 
+# _at_least ACTUAL MIN WHAT / _at_most ACTUAL MAX WHAT (numbers, decimals too)
 _at_least() {
 	_num "$1" "$3"
 	awk -v a="$1" -v m="$2" 'BEGIN { exit !(a >= m) }' ||
@@ -523,6 +523,28 @@ _within_factor() {
 # ---- blk-cgroup controllers below a dm device (tests/blkcg/iocost, bfq,
 # io-latency, io-prio) ---------------------------------------------------
 
+# _iocost_model DEVNO IOPS: iocost's linear model for the device: IOPS
+# random or sequential reads a second, writes at 20000
+_iocost_model() {
+	echo "$1 ctrl=user model=linear rbps=4000000000 rseqiops=$2 rrandiops=$2 wbps=400000000 wseqiops=20000 wrandiops=20000" \
+		>"$FL_CGROOT/io.cost.model" || _fail "cannot set io.cost.model"
+	_log "io.cost.model: $(grep "^$1 " "$FL_CGROOT/io.cost.model")"
+}
+
+# _iocost_on DEVNO IOPS: iocost on the device with that model and vrate
+# pinned at 100% (min=max=100): no latency heuristics
+_iocost_on() {
+	_iocost_model "$1" "$2"
+	echo "$1 enable=1 ctrl=user min=100.00 max=100.00" \
+		>"$FL_CGROOT/io.cost.qos" || _fail "cannot set io.cost.qos"
+	_log "io.cost.qos: $(grep "^$1 " "$FL_CGROOT/io.cost.qos")"
+}
+
+# _cg_rbytes CGLO CGHI DEVNO: the two cgroups' rbytes on DEVNO, "LO HI"
+_cg_rbytes() {
+	echo "$(_cg_stats "$1" "$3" rbytes) $(_cg_stats "$2" "$3" rbytes)"
+}
+
 # _cg_share DEV LOWER CGLO CGHI SECS FIO_ARGS...: CGLO and CGHI read DEV at
 # once (one time-based fio each, FIO_ARGS for both).  Prints "RATIO LO HI":
 # the bytes each got on LOWER (io.stat's rbytes there) in a window of SECS
@@ -535,13 +557,13 @@ _within_factor() {
 # SECS + 5 s, so the window ends before either does as long as they start
 # within 4.7 s of each other (checked).  The first fio of a guest can take
 # 5 s and more to start (its binary and libraries read from the host):
-# up to 20 s is waited for.  A caller must end its test when _cg_share
-# fails (r=$(_cg_share ...) || { echo "$r"; exit 1; }): _fail only ends
-# the command substitution.  Fails unless each
-# cgroup's bytes on DEV over the whole run are its bytes on LOWER: direct
-# I/O reaches map in the submitter, so that is exact on both dm cores
-# (for the raw device DEV is LOWER).  FL_SHARE_LO and FL_SHARE_HI: one
-# more fio argument for one of them (e.g. its own region, --offset=50%).
+# up to 20 s is waited for.  Fails unless each cgroup's bytes on DEV over
+# the whole run are its bytes on LOWER: direct I/O reaches map in the
+# submitter, so that is exact on both dm cores (for the raw device DEV is
+# LOWER).  A caller must end its test when _cg_share fails
+# (r=$(_cg_share ...) || { echo "$r"; exit 1; }): _fail only ends the
+# command substitution.  FL_SHARE_LO and FL_SHARE_HI: one more fio
+# argument for one of them (e.g. its own region, --offset=50%).
 _cg_share() {
 	local dev=$1 lower=$2 lo=$3 hi=$4 secs=$5 n plo phi b a w0 w1 x d end
 
@@ -549,8 +571,7 @@ _cg_share() {
 	d=$(_devno "$lower")
 	n=$(cat "$FL_TMP/share-n" 2>/dev/null || echo 0)
 	echo $((n + 1)) >"$FL_TMP/share-n"
-	b="$(_cg_stats "$lo" "$d" rbytes) $(_cg_stats "$hi" "$d" rbytes)"
-	b="$b $(_cg_stat "$lo" "$dev" rbytes) $(_cg_stat "$hi" "$dev" rbytes)"
+	b="$(_cg_rbytes "$lo" "$hi" "$d") $(_cg_rbytes "$lo" "$hi" "$(_devno "$dev")")"
 	_cg_fio "$lo" "share$n-lo" --filename="$dev" --direct=1 --time_based \
 		--runtime=$((secs + 5)) "$@" ${FL_SHARE_LO:+$FL_SHARE_LO} >&2 &
 	plo=$!
@@ -559,7 +580,7 @@ _cg_share() {
 	phi=$!
 	end=$((${EPOCHREALTIME/./} + 20000000))
 	while :; do
-		w0="$(_cg_stats "$lo" "$d" rbytes) $(_cg_stats "$hi" "$d" rbytes)"
+		w0=$(_cg_rbytes "$lo" "$hi" "$d")
 		awk -v b="$b" -v w="$w0" 'BEGIN { split(b, p); split(w, q)
 			exit !(q[1] > p[1] && q[2] > p[2]) }' && break
 		[ "${EPOCHREALTIME/./}" -lt "$end" ] ||
@@ -567,15 +588,15 @@ _cg_share() {
 		sleep 0.1
 	done
 	sleep 0.3
-	w0="$(_cg_stats "$lo" "$d" rbytes) $(_cg_stats "$hi" "$d" rbytes)"
+	w0=$(_cg_rbytes "$lo" "$hi" "$d")
 	sleep "$secs"
-	w1="$(_cg_stats "$lo" "$d" rbytes) $(_cg_stats "$hi" "$d" rbytes)"
-	_alive $plo && _alive $phi ||
+	w1=$(_cg_rbytes "$lo" "$hi" "$d")
+	if ! _alive "$plo" || ! _alive "$phi"; then
 		_fail "$dev: a fio ended inside the window (they started more than 4.7 s apart)"
+	fi
 	_wait_pid $plo $((secs + $(_secs 60))) || _fail "fio in $lo failed"
 	_wait_pid $phi $((secs + $(_secs 60))) || _fail "fio in $hi failed"
-	a="$(_cg_stats "$lo" "$d" rbytes) $(_cg_stats "$hi" "$d" rbytes)"
-	a="$a $(_cg_stat "$lo" "$dev" rbytes) $(_cg_stat "$hi" "$dev" rbytes)"
+	a="$(_cg_rbytes "$lo" "$hi" "$d") $(_cg_rbytes "$lo" "$hi" "$(_devno "$dev")")"
 	x=$(awk -v b="$b" -v a="$a" 'BEGIN { split(b, p); split(a, q)
 		printf "%.0f %.0f %.0f %.0f", q[1] - p[1], q[2] - p[2], q[3] - p[3], q[4] - p[4] }')
 	# shellcheck disable=SC2086

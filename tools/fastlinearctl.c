@@ -8,9 +8,10 @@
  *   fastlinearctl [OPTIONS] revert  DEV...|--all-lvm
  *   fastlinearctl [OPTIONS] status  [DEV...] [--json]
  *
- * DEV: a dm name, /dev/mapper/NAME, /dev/dm-N, /dev/VG/LV, VG/LV or a dm
- * UUID.  Exit status: 0 done (or nothing to do), 1 refused or failed,
- * 2 usage.
+ * DEV: a dm name, /dev/mapper/NAME, /dev/dm-N, dm-N, /dev/VG/LV, VG/LV or
+ * a dm UUID.  Exit status: 0 done (or nothing to do), 1 refused or failed
+ * (every device left running, with its old or its new table), 2 usage,
+ * 3 a device could not be resumed.  fastlinearctl(8) has the rest.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,28 +20,40 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <libdevmapper.h>
+#include <libudev.h>
 #include <linux/dm-ioctl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#ifndef FL_SYSCONFDIR
+#define FL_SYSCONFDIR	"/etc/fastlinear"
+#endif
+#ifndef FL_VERSION
+#define FL_VERSION	"unknown"
+#endif
+
 #define FL_TARGET	"fastlinear"
-#define FL_CONF		"/etc/fastlinear/fastlinear.conf"
+#define FL_CONF		FL_SYSCONFDIR "/fastlinear.conf"
 #define FL_STATE_DIR	"/run/fastlinear"
-#define FL_LOCK		"/run/lock/fastlinear.lock"
-#define LVM_LOCK_DIR	"/run/lock/lvm"
+#define LVM_LOCK_DIR	"/run/lock/lvm"	/* lvm2's compiled-in default */
 #define LVM_UUID_LEN	(4 + 32 + 32)	/* "LVM-" VG uuid LV uuid */
+#define JSON_FORMAT	1
+#define MAX_WAIT	86400
 
 enum op { OP_CONVERT, OP_REVERT, OP_STATUS };
+enum { EXIT_DONE, EXIT_FAILED, EXIT_USAGE, EXIT_SUSPENDED };
 
 static bool dry_run, json, quiet, configured_only, all_lvm;
 static int lock_wait = 10;		/* seconds to wait for a lock */
@@ -65,6 +78,36 @@ struct dev {
 	char vg[DM_NAME_LEN], lv[DM_NAME_LEN], layer[DM_NAME_LEN];
 };
 
+/* ---- messages ----------------------------------------------------------- */
+
+/*
+ * While a device of ours may be suspended, nothing is written: stderr may
+ * be a file on the suspended device, and the write would never return.
+ * Messages wait in HELD and go out once the device runs again.
+ */
+static bool holding;
+static char held[16384];
+static size_t held_len;
+
+static void vsay(FILE *f, const char *prefix, const char *fmt, va_list ap)
+{
+	int n;
+
+	if (!holding) {
+		fputs(prefix, f);
+		vfprintf(f, fmt, ap);
+		fflush(f);
+		return;
+	}
+	n = snprintf(held + held_len, sizeof(held) - held_len, "%s", prefix);
+	if (n > 0 && (size_t)n < sizeof(held) - held_len)
+		held_len += n;
+	n = vsnprintf(held + held_len, sizeof(held) - held_len, fmt, ap);
+	if (n > 0)
+		held_len = (size_t)n < sizeof(held) - held_len ? held_len + n :
+			   sizeof(held) - 1;
+}
+
 static void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void msg(const char *fmt, ...)
 {
@@ -73,21 +116,93 @@ static void msg(const char *fmt, ...)
 	if (quiet)
 		return;
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsay(stdout, "", fmt, ap);
 	va_end(ap);
-	fflush(stdout);
 }
 
 static void err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void err(const char *fmt, ...)
 {
+	char prefix[64];
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
+	snprintf(prefix, sizeof(prefix), "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsay(stderr, prefix, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (holding) {
+		if (held_len < sizeof(held) - 1)
+			held[held_len++] = '\n';
+		held[held_len] = 0;
+	} else {
+		fputc('\n', stderr);
+	}
+}
+
+/* libdevmapper's errors and warnings, held like ours */
+static void dm_logger(int level, const char *file, int line, int dm_errno,
+		      const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void dm_logger(int level, const char *file, int line, int dm_errno,
+		      const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)file;
+	(void)line;
+	(void)dm_errno;
+	if ((level & 7) > 4)	/* below _LOG_WARN */
+		return;
+	va_start(ap, fmt);
+	vsay(stderr, "", fmt, ap);
+	va_end(ap);
+	if (holding) {
+		if (held_len < sizeof(held) - 1)
+			held[held_len++] = '\n';
+		held[held_len] = 0;
+	} else {
+		fputc('\n', stderr);
+	}
+}
+
+/* ---- the window from table load to resume -------------------------------- */
+
+static sigset_t saved_mask;
+
+/*
+ * No signal ends us between the table load and the resume: a SIGTERM
+ * (systemd stopping the unit, timeout, Ctrl-C) is delivered once the
+ * device runs again with one of its two tables.
+ */
+static void critical_begin(void)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &saved_mask);
+	holding = true;
+}
+
+static void critical_end(void)
+{
+	holding = false;
+	fputs(held, stderr);
+	fflush(stderr);
+	held_len = 0;
+	held[0] = 0;
+	sigprocmask(SIG_SETMASK, &saved_mask, NULL);
+}
+
+/*
+ * While the device is suspended, a page-in from it (root or swap on the
+ * LV) would wait for the resume that only we can do: lock our memory in,
+ * as lvm2 does around its suspends.
+ */
+static void memory_lock(void)
+{
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		err("warning: cannot lock memory (%s): a page-in from a suspended device would hang",
+		    strerror(errno));
 }
 
 /* ---- tables ---------------------------------------------------------- */
@@ -145,11 +260,7 @@ static int table_count(const struct table *t, const char *type)
 	return n;
 }
 
-/*
- * Read the live (or inactive) table, or the status lines (DM_DEVICE_STATUS)
- * of device NAME into T.  Returns 0, or -1 with a message.
- */
-static int dm_read(const char *name, int task, bool inactive, struct table *t)
+static int dm_read_once(const char *name, int task, bool inactive, struct table *t)
 {
 	struct dm_task *dmt;
 	void *next = NULL;
@@ -157,17 +268,13 @@ static int dm_read(const char *name, int task, bool inactive, struct table *t)
 	char *type, *params;
 	int ret = -1;
 
-	t->segs = NULL;
-	t->n = 0;
 	dmt = dm_task_create(task);
 	if (!dmt || !dm_task_set_name(dmt, name))
 		goto out;
 	if (inactive && !dm_task_query_inactive_table(dmt))
 		goto out;
-	if (!dm_task_run(dmt)) {
-		err("%s: cannot read its table", name);
+	if (!dm_task_run(dmt))
 		goto out;
-	}
 	do {
 		next = dm_get_next_target(dmt, next, &start, &len, &type, &params);
 		if (type && table_add(t, start, len, type, params))
@@ -182,9 +289,27 @@ out:
 	return ret;
 }
 
+/*
+ * Read the live (or inactive) table, or the status lines (DM_DEVICE_STATUS)
+ * of device NAME into T, trying twice: a read that fails once must not
+ * leave us unable to say which table is live.  Returns 0, or -1 with a
+ * message.
+ */
+static int dm_read(const char *name, int task, bool inactive, struct table *t)
+{
+	t->segs = NULL;
+	t->n = 0;
+	if (!dm_read_once(name, task, inactive, t) ||
+	    !dm_read_once(name, task, inactive, t))
+		return 0;
+	err("%s: cannot read its %s", name, task == DM_DEVICE_STATUS ? "status" :
+	    inactive ? "inactive table" : "table");
+	return -1;
+}
+
 /* ---- devices --------------------------------------------------------- */
 
-static int dev_info(const char *name, struct dev *d)
+static int dev_info_once(const char *name, struct dev *d)
 {
 	struct dm_task *dmt = dm_task_create(DM_DEVICE_INFO);
 	const char *s;
@@ -216,6 +341,12 @@ out:
 	return ret;
 }
 
+/* the device's state, tried twice (see dm_read) */
+static int dev_info(const char *name, struct dev *d)
+{
+	return dev_info_once(name, d) && dev_info_once(name, d) ? -1 : 0;
+}
+
 /*
  * A logical volume as the user sees it: not a layer (-real, -cow: a dm
  * name suffix and a UUID suffix) nor a sub-LV, whose names lvm2 reserves
@@ -240,12 +371,19 @@ static bool is_top_lv(const struct dev *d)
 	return true;
 }
 
+/* a device of LVM's that is not a top-level LV: LVM's alone, always */
+static bool is_lvm_layer(const struct dev *d)
+{
+	return !strncmp(d->uuid, "LVM-", 4) && !is_top_lv(d);
+}
+
 /* every dm device name, in *names (NULL-terminated); returns the count */
 static int dm_list(char ***names)
 {
 	struct dm_task *dmt = dm_task_create(DM_DEVICE_LIST);
 	struct dm_names *nl;
 	unsigned int next = 0;
+	char **more;
 	int n = 0;
 
 	*names = calloc(1, sizeof(char *));
@@ -256,8 +394,13 @@ static int dm_list(char ***names)
 		goto out;
 	do {
 		nl = (struct dm_names *)((char *)nl + next);
-		*names = realloc(*names, (n + 2) * sizeof(char *));
-		(*names)[n++] = strdup(nl->name);
+		more = realloc(*names, (n + 2) * sizeof(char *));
+		if (!more)
+			break;
+		*names = more;
+		(*names)[n] = strdup(nl->name);
+		if ((*names)[n])
+			n++;
 		(*names)[n] = NULL;
 		next = nl->next;
 	} while (next);
@@ -267,55 +410,128 @@ out:
 	return n;
 }
 
+static void names_free(char **names, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* the dm device whose sysfs folder holds PATH (.../dm/name) */
+static int dev_info_sysfs(const char *path, struct dev *d)
+{
+	char buf[DM_NAME_LEN + 2];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	return dev_info(buf, d);
+}
+
+/* dm-N: the kernel's name of a dm device */
+static bool is_kname(const char *s)
+{
+	return !strncmp(s, "dm-", 3) && s[3] && strspn(s + 3, "0123456789") == strlen(s + 3);
+}
+
 /*
- * DEV as the user gave it: a dm name, /dev/mapper/NAME, /dev/dm-N or any
- * block device node of a dm device (/dev/VG/LV), VG/LV, or a dm UUID.
+ * DEV as the user gave it: a dm name, /dev/mapper/NAME, /dev/dm-N, dm-N or
+ * any block device node of a dm device (/dev/VG/LV), VG/LV, or a dm UUID.
  * Fills D; returns 0, or -1 (no such device).
  */
 static int resolve(const char *arg, struct dev *d)
 {
-	char **names, buf[PATH_MAX], *slash;
+	const char *slash = strchr(arg, '/'), *base = strrchr(arg, '/');
+	char **names, path[PATH_MAX];
 	struct stat st;
 	int i, n, ret = -1;
 
+	base = base ? base + 1 : arg;
 	if (arg[0] == '/' && !stat(arg, &st) && S_ISBLK(st.st_mode)) {
-		FILE *f;
-
-		snprintf(buf, sizeof(buf), "/sys/dev/block/%u:%u/dm/name",
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/dm/name",
 			 major(st.st_rdev), minor(st.st_rdev));
-		f = fopen(buf, "r");
-
-		if (!f)
-			return -1;
-		if (!fgets(buf, sizeof(buf), f)) {
-			fclose(f);
-			return -1;
-		}
-		fclose(f);
-		buf[strcspn(buf, "\n")] = 0;
-		return dev_info(buf, d);
+		return dev_info_sysfs(path, d);
 	}
-	if (!strchr(arg, '/') && !dev_info(arg, d))
+	if (!slash && !dev_info(arg, d))
 		return 0;
+	/* the node may be missing (no udev): the name is in the path */
+	if (!strncmp(arg, "/dev/mapper/", 12) && !strchr(arg + 12, '/'))
+		return dev_info(arg + 12, d);
+	if (is_kname(base) && (base == arg || !strncmp(arg, "/dev/", 5))) {
+		snprintf(path, sizeof(path), "/sys/block/%s/dm/name", base);
+		return dev_info_sysfs(path, d);
+	}
 	n = dm_list(&names);
-	slash = strchr(arg, '/');
 	for (i = 0; i < n && ret; i++) {
 		struct dev c;
 
 		if (dev_info(names[i], &c))
 			continue;
 		if (!strcmp(c.uuid, arg) ||
-		    (slash && c.vg[0] && !c.layer[0] &&
+		    (slash && is_top_lv(&c) &&
 		     (size_t)(slash - arg) == strlen(c.vg) &&
 		     !strncmp(arg, c.vg, slash - arg) && !strcmp(slash + 1, c.lv))) {
 			*d = c;
 			ret = 0;
 		}
 	}
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	names_free(names, n);
 	return ret;
+}
+
+/*
+ * The udev flags the device's last event carried (udev's database, where
+ * 55-dm.rules and 56-lvm.rules keep them), for the resume's cookie: a
+ * device LVM hides from blkid and the other rules stays hidden.
+ */
+static uint16_t dev_udev_flags(const struct dev *d)
+{
+	static const struct {
+		const char *prop;
+		uint16_t flag;
+	} props[] = {
+		{ "DM_UDEV_DISABLE_DM_RULES_FLAG", DM_UDEV_DISABLE_DM_RULES_FLAG },
+		{ "DM_UDEV_DISABLE_SUBSYSTEM_RULES_FLAG", DM_UDEV_DISABLE_SUBSYSTEM_RULES_FLAG },
+		{ "DM_UDEV_DISABLE_DISK_RULES_FLAG", DM_UDEV_DISABLE_DISK_RULES_FLAG },
+		{ "DM_UDEV_DISABLE_OTHER_RULES_FLAG", DM_UDEV_DISABLE_OTHER_RULES_FLAG },
+		{ "DM_UDEV_LOW_PRIORITY_FLAG", DM_UDEV_LOW_PRIORITY_FLAG },
+		{ "DM_UDEV_DISABLE_LIBRARY_FALLBACK_FLAG", DM_UDEV_DISABLE_LIBRARY_FALLBACK },
+		{ "DM_SUBSYSTEM_UDEV_FLAG0", DM_SUBSYSTEM_UDEV_FLAG0 },
+		{ "DM_SUBSYSTEM_UDEV_FLAG1", DM_SUBSYSTEM_UDEV_FLAG1 },
+		{ "DM_SUBSYSTEM_UDEV_FLAG2", DM_SUBSYSTEM_UDEV_FLAG2 },
+		{ "DM_SUBSYSTEM_UDEV_FLAG3", DM_SUBSYSTEM_UDEV_FLAG3 },
+		{ "DM_SUBSYSTEM_UDEV_FLAG4", DM_SUBSYSTEM_UDEV_FLAG4 },
+		{ "DM_SUBSYSTEM_UDEV_FLAG5", DM_SUBSYSTEM_UDEV_FLAG5 },
+		{ "DM_SUBSYSTEM_UDEV_FLAG6", DM_SUBSYSTEM_UDEV_FLAG6 },
+		{ "DM_SUBSYSTEM_UDEV_FLAG7", DM_SUBSYSTEM_UDEV_FLAG7 },
+	};
+	struct udev *udev = udev_new();
+	struct udev_device *ud;
+	uint16_t flags = 0;
+	const char *v;
+	size_t i;
+
+	if (!udev)
+		return 0;
+	ud = udev_device_new_from_devnum(udev, 'b', makedev(d->info.major, d->info.minor));
+	if (ud) {
+		for (i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
+			v = udev_device_get_property_value(ud, props[i].prop);
+			if (v && !strcmp(v, "1"))
+				flags |= props[i].flag;
+		}
+		udev_device_unref(ud);
+	}
+	udev_unref(udev);
+	return flags;
 }
 
 /* ---- the target ------------------------------------------------------ */
@@ -368,6 +584,32 @@ static bool target_available(void)
 /* ---- locks ----------------------------------------------------------- */
 
 /*
+ * The state directory holds our locks and marks: it must be ours alone (a
+ * user who can create files there could hold our locks or plant a
+ * symlink).  Created 0700 when missing.
+ */
+static int state_dir_ok(void)
+{
+	struct stat st;
+
+	if (mkdir(state_dir, 0700) && errno != EEXIST) {
+		err("cannot create %s: %s", state_dir, strerror(errno));
+		return -1;
+	}
+	if (lstat(state_dir, &st)) {
+		err("cannot use %s: %s", state_dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		err("refused: %s is not a directory of ours alone (a symlink, someone else's, or writable by others)",
+		    state_dir);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * lvm2's file locking: flock() on LOCKDIR/V_<vgname>, where LVM also
  * creates and unlinks the file (lib/misc/lvm-flock.c): after flock the
  * file we hold must still be the one at that path, else retry.  Waits up
@@ -381,7 +623,7 @@ static int flock_path(const char *path, const char *what)
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+		fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0600);
 		if (fd < 0) {
 			err("cannot open %s (%s): %s", path, what, strerror(errno));
 			return -1;
@@ -421,56 +663,101 @@ static void unflock_path(const char *path, int fd)
 	close(fd);
 }
 
-/* lvm.conf's global/locking_dir ($LVM_SYSTEM_DIR/lvm.conf), else the default */
-static void lvm_lock_dir(char *dir, size_t size)
+/*
+ * LVM's locking_dir as LVM itself reads it (lvm.conf, lvmlocal.conf,
+ * LVM_SYSTEM_DIR, the compiled-in default): lvmconfig's answer, or the
+ * default where there is no lvmconfig.
+ */
+static const char *lvm_lock_dir(void)
 {
-	const char *sys = getenv("LVM_SYSTEM_DIR");
-	char path[PATH_MAX], line[1024], *p, *q;
-	FILE *f;
+	static char dir[PATH_MAX - DM_NAME_LEN - 8];
+	char out[PATH_MAX + 32], *p, *q;
+	int pfd[2], st;
+	ssize_t n, len = 0;
+	pid_t pid;
 
-	snprintf(dir, size, "%s", LVM_LOCK_DIR);
-	snprintf(path, sizeof(path), "%s/lvm.conf", sys ? sys : "/etc/lvm");
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		p = line + strspn(line, " \t");
-		if (strncmp(p, "locking_dir", 11))
-			continue;
-		p = strchr(p, '"');
-		q = p ? strchr(p + 1, '"') : NULL;
-		if (q) {
-			*q = 0;
-			snprintf(dir, size, "%s", p + 1);
-		}
+	if (dir[0])
+		return dir;
+	snprintf(dir, sizeof(dir), "%s", LVM_LOCK_DIR);
+	if (pipe(pfd))
+		return dir;
+	pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_RDWR);
+
+		dup2(pfd[1], 1);
+		if (fd >= 0)
+			dup2(fd, 2);
+		setenv("LVM_SUPPRESS_FD_WARNINGS", "1", 1);
+		execlp("lvmconfig", "lvmconfig", "--typeconfig", "full",
+		       "global/locking_dir", (char *)NULL);
+		_exit(127);
 	}
-	fclose(f);
+	close(pfd[1]);
+	while (pid > 0 && len < (ssize_t)sizeof(out) - 1 &&
+	       (n = read(pfd[0], out + len, sizeof(out) - 1 - len)) > 0)
+		len += n;
+	close(pfd[0]);
+	out[len] = 0;
+	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		return dir;
+	p = strstr(out, "locking_dir=\"");
+	q = p ? strchr(p + 13, '"') : NULL;
+	if (q && q > p + 13) {
+		*q = 0;
+		snprintf(dir, sizeof(dir), "%s", p + 13);
+	}
+	return dir;
 }
 
-static char vg_lock_path[PATH_MAX];
-
-static int lock_vg(const char *vg)
+/*
+ * The lock for changing D's table: LVM's own lock of its VG for an LV (no
+ * LVM command runs on the VG meanwhile, and we wait for any that does),
+ * else one of ours for this device alone.  PATH gets the lock's path.
+ */
+static int lock_dev(const struct dev *d, char *path, size_t size)
 {
-	char dir[PATH_MAX - 64], what[DM_NAME_LEN + 32];
+	char what[DM_NAME_LEN + 32];
+	const char *dir;
 
-	lvm_lock_dir(dir, sizeof(dir));
+	if (!d->vg[0]) {
+		snprintf(path, size, "%s/lock-%u_%u", state_dir, d->info.major,
+			 d->info.minor);
+		return flock_path(path, "another fastlinearctl on this device");
+	}
+	dir = lvm_lock_dir();
 	if (mkdir(dir, 0700) && errno != EEXIST) {
 		err("cannot create LVM's lock directory %s: %s", dir, strerror(errno));
 		return -1;
 	}
-	snprintf(vg_lock_path, sizeof(vg_lock_path), "%s/V_%s", dir, vg);
-	snprintf(what, sizeof(what), "LVM's lock of VG %s", vg);
-	return flock_path(vg_lock_path, what);
+	snprintf(path, size, "%s/V_%s", dir, d->vg);
+	snprintf(what, sizeof(what), "LVM's lock of VG %s", d->vg);
+	return flock_path(path, what);
 }
 
 /* ---- state: what this tool converted ---------------------------------- */
 
+/* a name or UUID as a file name: bytes other than [A-Za-z0-9._+-] as %XX */
+static void escape(const char *s, char *out, size_t size)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-";
+	size_t n = 0;
+
+	for (; *s && n + 4 < size; s++) {
+		if (strchr(ok, *s))
+			out[n++] = *s;
+		else
+			n += snprintf(out + n, size - n, "%%%02X", (unsigned char)*s);
+	}
+	out[n] = 0;
+}
+
 static void mark_path(const struct dev *d, char *path, size_t size)
 {
-	if (d->uuid[0])
-		snprintf(path, size, "%s/uuid-%s", state_dir, d->uuid);
-	else
-		snprintf(path, size, "%s/name-%s", state_dir, d->name);
+	char esc[3 * DM_UUID_LEN + 1];
+
+	escape(d->uuid[0] ? d->uuid : d->name, esc, sizeof(esc));
+	snprintf(path, size, "%s/%s-%s", state_dir, d->uuid[0] ? "uuid" : "name", esc);
 }
 
 static void mark(const struct dev *d, bool converted)
@@ -483,8 +770,7 @@ static void mark(const struct dev *d, bool converted)
 		unlink(path);
 		return;
 	}
-	mkdir(state_dir, 0755);
-	f = fopen(path, "w");
+	f = fopen(path, "we");
 	if (!f) {
 		err("%s: cannot record the conversion in %s: %s", d->name, path,
 		    strerror(errno));
@@ -505,73 +791,106 @@ static bool marked(const struct dev *d)
 
 /* ---- the config file -------------------------------------------------- */
 
+/* one entry KEY [VAL] of the config: 1 D matches, 0 not, -1 not an entry */
+static int entry_matches(const struct dev *d, const char *key, const char *val)
+{
+	char vglv[2 * DM_NAME_LEN + 2];
+
+	snprintf(vglv, sizeof(vglv), "%s/%s", d->vg, d->lv);
+	if (!val && !strcmp(key, "all-lvm"))
+		return is_top_lv(d);
+	if (!val)
+		return -1;
+	if (!strcmp(key, "lv"))
+		return is_top_lv(d) && !fnmatch(val, vglv, 0);
+	if (!strcmp(key, "name"))
+		return !fnmatch(val, d->name, 0);
+	if (!strcmp(key, "uuid"))
+		return !fnmatch(val, d->uuid, 0);
+	return -1;
+}
+
 /*
- * One entry a line, '#' starts a comment:
+ * One entry a line, '#' starts a comment, lines of any length:
  *   all-lvm            every logical volume (not LVM's internal layers)
  *   lv VG/LV           a logical volume; VG and LV may be glob patterns
  *   VG/LV              the same
  *   name NAME          a dm device by name (glob)
  *   uuid UUID          a dm device by UUID (glob)
+ * No form selects one of LVM's internal layers.  Returns 1, 0, or -1 (the
+ * file cannot be read; errno set).
  */
 static int configured(const struct dev *d)
 {
-	char line[1024], key[64], val[900], vglv[2 * DM_NAME_LEN + 2];
-	FILE *f = fopen(conf_path, "r");
-	int n, hit = 0;
+	char *line = NULL, *key, *val, *extra, *save;
+	FILE *f = fopen(conf_path, "re");
+	size_t cap = 0;
+	int hit = 0;
 
 	if (!f)
 		return errno == ENOENT ? 0 : -1;
-	snprintf(vglv, sizeof(vglv), "%s/%s", d->vg, d->lv);
-	while (!hit && fgets(line, sizeof(line), f)) {
+	while (hit <= 0 && getline(&line, &cap, f) >= 0) {
 		line[strcspn(line, "#\n")] = 0;
-		n = sscanf(line, "%63s %899s", key, val);
-		if (n == 1 && strchr(key, '/')) {
-			snprintf(val, sizeof(val), "%s", key);
-			snprintf(key, sizeof(key), "lv");
-			n = 2;
+		key = strtok_r(line, " \t\r", &save);
+		if (!key)
+			continue;
+		val = strtok_r(NULL, " \t\r", &save);
+		extra = val ? strtok_r(NULL, " \t\r", &save) : NULL;
+		if (!val && strchr(key, '/')) {
+			val = key;
+			key = "lv";
 		}
-		if (n == 1 && !strcmp(key, "all-lvm"))
-			hit = is_top_lv(d);
-		else if (n == 2 && !strcmp(key, "lv"))
-			hit = is_top_lv(d) && !fnmatch(val, vglv, 0);
-		else if (n == 2 && !strcmp(key, "name"))
-			hit = !fnmatch(val, d->name, 0);
-		else if (n == 2 && !strcmp(key, "uuid"))
-			hit = !fnmatch(val, d->uuid, 0);
-		else if (n > 0)
-			err("%s: ignoring '%s'", conf_path, line);
+		hit = extra ? -1 : entry_matches(d, key, val);
+		if (hit < 0)
+			err("%s: ignoring '%s%s%s%s%s'", conf_path, key, val ? " " : "",
+			    val ? val : "", extra ? " " : "", extra ? extra : "");
 	}
+	free(line);
 	fclose(f);
-	return hit;
+	return hit > 0 && !is_lvm_layer(d);
 }
 
 /* ---- convert and revert ----------------------------------------------- */
 
-static int dm_simple(int task, const char *name, bool udev_sync)
+static int dm_simple(int task, const char *name)
 {
 	struct dm_task *dmt = dm_task_create(task);
+	int ok = 0;
+
+	if (dmt && dm_task_set_name(dmt, name))
+		ok = dm_task_run(dmt);
+	if (dmt)
+		dm_task_destroy(dmt);
+	return ok ? 0 : -1;
+}
+
+/* resume, with a udev cookie carrying FLAGS, and wait for udev */
+static int dm_resume(const char *name, uint16_t flags)
+{
+	struct dm_task *dmt = dm_task_create(DM_DEVICE_RESUME);
 	uint32_t cookie = 0;
 	int ok = 0;
 
-	if (!dmt || !dm_task_set_name(dmt, name))
-		goto out;
-	if (udev_sync && !dm_task_set_cookie(dmt, &cookie, 0))
+	if (!dmt || !dm_task_set_name(dmt, name) ||
+	    !dm_task_set_cookie(dmt, &cookie, flags))
 		goto out;
 	ok = dm_task_run(dmt);
-	if (udev_sync)
-		dm_udev_wait(cookie);
+	dm_udev_wait(cookie);
 out:
 	if (dmt)
 		dm_task_destroy(dmt);
 	return ok ? 0 : -1;
 }
 
-static int dm_load(const char *name, const struct table *t)
+/* load T as D's inactive table, read-only if D is */
+static int dm_load(const struct dev *d, const struct table *t)
 {
 	struct dm_task *dmt = dm_task_create(DM_DEVICE_RELOAD);
 	int i, ok = 0;
 
-	if (!dmt || !dm_task_set_name(dmt, name))
+	if (!dmt || !dm_task_set_name(dmt, d->name))
+		goto out;
+	if (d->info.read_only && !dm_task_set_ro(dmt))
 		goto out;
 	for (i = 0; i < t->n; i++)
 		if (!dm_task_add_target(dmt, t->segs[i].start, t->segs[i].len,
@@ -597,9 +916,8 @@ static bool vg_has_pvmove(const struct dev *d)
 		if (!dev_info(names[i], &c) && !strcmp(c.vg, d->vg) &&
 		    !strncmp(c.lv, "pvmove", 6))
 			found = true;
-		free(names[i]);
 	}
-	free(names);
+	names_free(names, n);
 	return found;
 }
 
@@ -613,58 +931,178 @@ static void print_table(const char *what, const struct table *t)
 }
 
 /*
+ * After a failed step: no inactive table left (ours: LIVE's device had
+ * none when we started), the device not suspended.  Each step is tried
+ * a few times, as a failed ioctl may not fail again.  Returns EXIT_FAILED,
+ * or EXIT_SUSPENDED when the device could not be resumed.
+ */
+static int recover(const struct dev *d, uint16_t flags)
+{
+	struct dev now;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		if (dev_info(d->name, &now))
+			continue;
+		if (!now.info.inactive_table && !now.info.suspended)
+			return EXIT_FAILED;
+		if (now.info.inactive_table)
+			dm_simple(DM_DEVICE_CLEAR, d->name);
+		else
+			dm_resume(d->name, flags);
+	}
+	err("%s: CANNOT RESUME: it may be left suspended; run 'dmsetup resume %s' (and 'dmsetup clear %s' first if it has an inactive table)",
+	    d->name, d->name, d->name);
+	return EXIT_SUSPENDED;
+}
+
+/*
+ * Say which table is live after a failed step, as it is: the old one, the
+ * new one (a resume that failed after the kernel had swapped the tables),
+ * or something else.  Returns true when the new one is.
+ */
+static bool report_live(const struct dev *d, const struct table *old,
+			const struct table *want, const char *from, const char *to)
+{
+	struct table t;
+	bool now_new = false;
+
+	if (dm_read(d->name, DM_DEVICE_TABLE, false, &t)) {
+		err("%s: its live table is unknown", d->name);
+		return false;
+	}
+	if (table_equal(&t, old)) {
+		err("%s: the old table (%s) is live", d->name, from);
+	} else if (table_equal(&t, want)) {
+		err("%s: the new table (%s) is live", d->name, to);
+		now_new = true;
+	} else {
+		err("%s: the live table is neither the old nor the new one (changed by someone else)",
+		    d->name);
+	}
+	table_free(&t);
+	return now_new;
+}
+
+/*
+ * Load WANT, check nobody changed anything meanwhile, suspend, resume:
+ * signals blocked throughout, memory locked while the device may be
+ * suspended, messages held until it runs again (critical_begin).
+ * Returns EXIT_DONE, EXIT_FAILED or EXIT_SUSPENDED.
+ */
+static int swap_tables(const struct dev *d, const struct table *live,
+		       const struct table *want, uint16_t flags)
+{
+	struct table t = { 0 };
+	int ret;
+
+	critical_begin();
+	if (dm_load(d, want)) {
+		err("%s: loading the %s table failed (see dmesg)", d->name,
+		    want->segs[0].type);
+		ret = recover(d, flags);
+		goto out;
+	}
+	/* nobody changed the live table, or loaded over ours, meanwhile */
+	if (dm_read(d->name, DM_DEVICE_TABLE, false, &t) || !table_equal(&t, live) ||
+	    (table_free(&t), dm_read(d->name, DM_DEVICE_TABLE, true, &t)) ||
+	    !table_equal(&t, want)) {
+		err("%s: refused: its table changed while it was being converted; inactive table cleared",
+		    d->name);
+		ret = recover(d, flags);
+		goto out;
+	}
+	memory_lock();
+	/* no uevent for a suspend: no udev cookie either */
+	if (dm_simple(DM_DEVICE_SUSPEND, d->name)) {
+		err("%s: suspend failed", d->name);
+		ret = recover(d, flags);
+	} else if (dm_resume(d->name, flags)) {
+		err("%s: resume failed", d->name);
+		ret = recover(d, flags);
+	} else {
+		ret = EXIT_DONE;
+	}
+	munlockall();
+out:
+	critical_end();
+	table_free(&t);
+	return ret;
+}
+
+/*
  * Convert (from "linear" to "fastlinear") or revert one device.  Returns
- * 0 (done, or nothing to do) or 1 (refused or failed: the device is left
- * as it was, active, with no inactive table of ours).
+ * EXIT_DONE (done, or nothing to do), EXIT_FAILED (refused or failed: the
+ * device runs, with its old or its new table, and no inactive table of
+ * ours) or EXIT_SUSPENDED.
  */
 static int swap_one(const char *arg, enum op op)
 {
 	const char *from = op == OP_CONVERT ? "linear" : FL_TARGET;
 	const char *to = op == OP_CONVERT ? FL_TARGET : "linear";
 	const char *verb = op == OP_CONVERT ? "convert" : "revert";
-	struct table live = { 0 }, want = { 0 }, again = { 0 };
-	int i, vgfd = -1, ret = 1, changed = 0;
-	char name[DM_NAME_LEN];
+	struct table live = { 0 }, want = { 0 }, now = { 0 };
+	char name[DM_NAME_LEN], lock[PATH_MAX];
+	int i, lockfd = -1, ret = EXIT_FAILED, changed = 0;
 	struct dev d;
 
 	if (resolve(arg, &d)) {
+		/* a udev job for a device removed meanwhile */
+		if (configured_only) {
+			msg("%s: gone: nothing to do\n", arg);
+			return EXIT_DONE;
+		}
 		err("%s: no such device-mapper device", arg);
-		return 1;
+		return EXIT_FAILED;
+	}
+	if (is_lvm_layer(&d)) {
+		if (configured_only)
+			return EXIT_DONE;
+		err("%s: refused: an LVM internal layer (a sub-LV of VG %s): LVM's alone; name its top-level LV",
+		    d.name, d.vg[0] ? d.vg : "?");
+		return EXIT_FAILED;
 	}
 	if (configured_only) {
 		int c = configured(&d);
 
 		if (c < 0) {
 			err("cannot read %s: %s", conf_path, strerror(errno));
-			return 1;
+			return EXIT_FAILED;
 		}
 		if (!c)
-			return 0;
+			return EXIT_DONE;
 	}
-	/* LVM's own lock first: no LVM command runs on this VG meanwhile */
-	if (d.vg[0]) {
-		vgfd = lock_vg(d.vg);
-		if (vgfd < 0) {
-			err("%s: refused: an LVM command holds VG %s", d.name, d.vg);
-			return 1;
+	if (!dry_run) {
+		lockfd = state_dir_ok() ? -1 : lock_dev(&d, lock, sizeof(lock));
+		if (lockfd < 0) {
+			if (d.vg[0])
+				err("%s: refused: an LVM command holds VG %s", d.name, d.vg);
+			else
+				err("%s: refused: cannot take its lock", d.name);
+			return EXIT_FAILED;
 		}
+		/* what it is now that nobody else changes it */
 		snprintf(name, sizeof(name), "%s", d.name);
 		if (dev_info(name, &d)) {
-			err("%s: the device went away", arg);
-			goto out;
-		}
-		if (vg_has_pvmove(&d)) {
 			if (configured_only) {
-				/* LVM reloads it when the move ends: udev queues us again */
-				msg("%s: skipped: a pvmove is in progress in VG %s\n",
-				    d.name, d.vg);
-				ret = 0;
+				msg("%s: gone: nothing to do\n", arg);
+				ret = EXIT_DONE;
 			} else {
-				err("%s: refused: a pvmove is in progress in VG %s (run it again when it is done)",
-				    d.name, d.vg);
+				err("%s: the device went away", arg);
 			}
 			goto out;
 		}
+	}
+	if (d.vg[0] && vg_has_pvmove(&d)) {
+		if (configured_only) {
+			/* LVM reloads it when the move ends: udev queues us again */
+			msg("%s: skipped: a pvmove is in progress in VG %s\n", d.name, d.vg);
+			ret = EXIT_DONE;
+		} else {
+			err("%s: refused: a pvmove is in progress in VG %s (run it again when it is done)",
+			    d.name, d.vg);
+		}
+		goto out;
 	}
 	if (!d.info.live_table) {
 		err("%s: refused: the device has no live table", d.name);
@@ -676,7 +1114,7 @@ static int swap_one(const char *arg, enum op op)
 		goto out;
 	}
 	if (d.info.inactive_table) {
-		err("%s: refused: the device has an inactive table loaded by someone else",
+		err("%s: refused: the device has an inactive table loaded by someone else (left as it is)",
 		    d.name);
 		goto out;
 	}
@@ -693,9 +1131,9 @@ static int swap_one(const char *arg, enum op op)
 	if (!changed) {
 		if (table_count(&live, to)) {
 			msg("%s: already %s: nothing to do\n", d.name, to);
-			ret = 0;
+			ret = EXIT_DONE;
 		} else if (configured_only) {
-			ret = 0;	/* not ours to touch: a snapshot origin, a mirror... */
+			ret = EXIT_DONE;	/* not ours to touch: a snapshot origin, a mirror... */
 		} else {
 			err("%s: refused: no %s segment in its table (%d segment(s), first: %s)",
 			    d.name, from, live.n, live.n ? live.segs[0].type : "none");
@@ -703,11 +1141,12 @@ static int swap_one(const char *arg, enum op op)
 		goto out;
 	}
 	if (dry_run) {
-		msg("%s: would %s %d of %d segment(s) (dev %u:%u)\n", d.name, verb,
-		    changed, live.n, d.info.major, d.info.minor);
+		msg("%s: would %s %d of %d segment(s) (dev %u:%u%s)\n", d.name, verb,
+		    changed, live.n, d.info.major, d.info.minor,
+		    d.info.read_only ? ", read-only" : "");
 		print_table("-", &live);
 		print_table("+", &want);
-		ret = 0;
+		ret = EXIT_DONE;
 		goto out;
 	}
 	if (op == OP_CONVERT && !target_available()) {
@@ -715,139 +1154,213 @@ static int swap_one(const char *arg, enum op op)
 		    d.name, FL_TARGET);
 		goto out;
 	}
-	if (dm_load(d.name, &want)) {
-		err("%s: loading the %s table failed (see dmesg); the device is unchanged",
-		    d.name, to);
-		dm_simple(DM_DEVICE_CLEAR, d.name, false);
+	ret = swap_tables(&d, &live, &want, dev_udev_flags(&d));
+	if (ret == EXIT_DONE) {
+		if (dm_read(d.name, DM_DEVICE_TABLE, false, &now) || !table_equal(&now, &want)) {
+			err("%s: after the resume the live table is not the one loaded", d.name);
+			ret = EXIT_FAILED;
+		}
+	} else if (ret == EXIT_FAILED) {
+		/* a resume may fail after the kernel swapped the tables */
+		if (report_live(&d, &live, &want, from, to))
+			mark(&d, op == OP_CONVERT);
 		goto out;
 	}
-	/* nobody changed the live table, or loaded over ours, meanwhile */
-	if (dm_read(d.name, DM_DEVICE_TABLE, false, &again) || !table_equal(&again, &live) ||
-	    (table_free(&again), dm_read(d.name, DM_DEVICE_TABLE, true, &again)) ||
-	    !table_equal(&again, &want)) {
-		err("%s: refused: its table changed while it was being converted; inactive table cleared",
-		    d.name);
-		dm_simple(DM_DEVICE_CLEAR, d.name, false);
+	if (ret != EXIT_DONE)
 		goto out;
-	}
-	/* no uevent for a suspend: no udev cookie either */
-	if (dm_simple(DM_DEVICE_SUSPEND, d.name, false)) {
-		/* not suspended by us (someone else's suspend is theirs to end) */
-		err("%s: suspend failed; inactive table cleared, device unchanged", d.name);
-		dm_simple(DM_DEVICE_CLEAR, d.name, false);
-		goto out;
-	}
-	if (dm_simple(DM_DEVICE_RESUME, d.name, true)) {
-		/* the swap failed: back to the old table, never left suspended */
-		err("%s: resume with the new table failed; resuming the old one", d.name);
-		dm_simple(DM_DEVICE_CLEAR, d.name, false);
-		if (dm_simple(DM_DEVICE_RESUME, d.name, true))
-			err("%s: CANNOT RESUME: run 'dmsetup resume %s'", d.name, d.name);
-		goto out;
-	}
-	table_free(&again);
-	if (dm_read(d.name, DM_DEVICE_TABLE, false, &again) || !table_equal(&again, &want)) {
-		err("%s: after the resume the live table is not the one loaded", d.name);
-		goto out;
-	}
 	mark(&d, op == OP_CONVERT);
-	msg("%s: %sed %d of %d segment(s) to %s (dev %u:%u)\n", d.name, verb,
-	    changed, live.n, to, d.info.major, d.info.minor);
-	ret = 0;
+	msg("%s: %sed %d of %d segment(s) to %s (dev %u:%u%s)\n", d.name, verb,
+	    changed, live.n, to, d.info.major, d.info.minor,
+	    d.info.read_only ? ", read-only" : "");
 out:
-	if (vgfd >= 0)
-		unflock_path(vg_lock_path, vgfd);
+	if (lockfd >= 0)
+		unflock_path(lock, lockfd);
 	table_free(&live);
 	table_free(&want);
-	table_free(&again);
+	table_free(&now);
 	return ret;
 }
 
 /* ---- status ------------------------------------------------------------ */
 
-static void json_str(const char *s)
+/* the length of the valid UTF-8 sequence at S, or 0 */
+static int utf8_len(const unsigned char *s)
 {
+	int i, n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* overlong forms, surrogates, past U+10FFFF */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+/* S as a JSON string: a byte that is not valid UTF-8 becomes \u00XX */
+static void json_str(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	int n;
+
 	putchar('"');
-	for (; *s; s++) {
+	while (*s) {
+		n = utf8_len(s);
 		if (*s == '"' || *s == '\\')
 			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
+		else if (*s < 0x20 || !n)
 			printf("\\u%04x", *s);
 		else
-			putchar(*s);
+			fwrite(s, 1, n, stdout);
+		s += n ? n : 1;
 	}
 	putchar('"');
 }
 
-static int status_one(const char *arg, bool first)
+static void json_str_or_null(const char *s)
+{
+	if (s[0])
+		json_str(s);
+	else
+		printf("null");
+}
+
+/* in JSON: the devices that could not be shown, for "errors" */
+struct json_err {
+	char *device;
+	const char *error;
+};
+
+static struct json_err *json_errs;
+static int json_nerrs;
+
+static int status_fail(const char *arg, const char *why)
+{
+	struct json_err *e = realloc(json_errs, (json_nerrs + 1) * sizeof(*e));
+
+	err("%s: %s", arg, why);
+	if (json && e) {
+		json_errs = e;
+		e[json_nerrs].device = strdup(arg);
+		e[json_nerrs].error = why;
+		if (e[json_nerrs].device)
+			json_nerrs++;
+	}
+	return EXIT_FAILED;
+}
+
+static void status_print(const struct dev *d, const struct table *t,
+			 const char *state, const char *assoc, const char *core,
+			 int conf, bool was, bool first)
+{
+	const char *types[] = { "linear", FL_TARGET };
+	int i, other = t->n - table_count(t, "linear") - table_count(t, FL_TARGET);
+
+	if (!json) {
+		printf("%s (%u:%u%s%s%s%s) %s: linear %d, fastlinear %d, other %d",
+		       d->name, d->info.major, d->info.minor, d->vg[0] ? ", lv " : "",
+		       d->vg, d->vg[0] ? "/" : "", d->lv, state,
+		       table_count(t, "linear"), table_count(t, FL_TARGET), other);
+		if (assoc[0])
+			printf(", blkg_assoc=%s dm_core=%s", assoc, core);
+		printf("%s%s%s%s\n", d->info.read_only ? ", read-only" : "",
+		       conf > 0 ? ", configured" : "",
+		       was ? ", converted by fastlinearctl" : "",
+		       d->info.suspended ? ", SUSPENDED" : "");
+		return;
+	}
+	printf("%s\n    {\"name\": ", first ? "" : ",");
+	json_str(d->name);
+	printf(", \"uuid\": ");
+	json_str(d->uuid);
+	printf(", \"dev\": \"%u:%u\", \"vg\": ", d->info.major, d->info.minor);
+	json_str(d->vg);
+	printf(", \"lv\": ");
+	json_str(d->lv);
+	printf(", \"read_only\": %s, \"suspended\": %s, \"segments\": {",
+	       d->info.read_only ? "true" : "false", d->info.suspended ? "true" : "false");
+	for (i = 0; i < 2; i++)
+		printf("\"%s\": %d, ", types[i], table_count(t, types[i]));
+	printf("\"other\": %d}, \"blkg_assoc\": ", other);
+	json_str_or_null(assoc);
+	printf(", \"dm_core\": ");
+	json_str_or_null(core);
+	printf(", \"state\": \"%s\", \"converted_by_fastlinearctl\": %s, \"configured\": %s}",
+	       state, was ? "true" : "false", conf > 0 ? "true" : "false");
+}
+
+/* one device's status; *SHOWN counts the devices printed */
+static int status_one(const char *arg, int *shown)
 {
 	struct table t = { 0 }, st = { 0 };
 	char assoc[32] = "", core[32] = "";
-	const char *state, *types[] = { "linear", FL_TARGET };
-	int i, other, conf, was;
+	const char *state;
+	int i, nfl, nlin;
 	struct dev d;
+	bool was;
 
-	if (resolve(arg, &d)) {
-		err("%s: no such device-mapper device", arg);
-		return 1;
-	}
+	if (resolve(arg, &d))
+		return status_fail(arg, "no such device-mapper device");
 	if (dm_read(d.name, DM_DEVICE_TABLE, false, &t) ||
-	    dm_read(d.name, DM_DEVICE_STATUS, false, &st))
-		return 1;
+	    dm_read(d.name, DM_DEVICE_STATUS, false, &st)) {
+		table_free(&t);
+		return status_fail(arg, "cannot read its table or status");
+	}
 	for (i = 0; i < st.n; i++)
 		if (!strcmp(st.segs[i].type, FL_TARGET) && !assoc[0])
 			sscanf(st.segs[i].params, "blkg_assoc=%31s dm_core=%31s", assoc, core);
-	other = t.n - table_count(&t, "linear") - table_count(&t, FL_TARGET);
-	conf = configured(&d);
+	nfl = table_count(&t, FL_TARGET);
+	nlin = table_count(&t, "linear");
 	was = marked(&d);
-	if (table_count(&t, FL_TARGET) && !table_count(&t, "linear"))
+	if (nfl && !nlin)
 		state = "converted";
-	else if (table_count(&t, FL_TARGET))
+	else if (nfl)
 		state = "partly-converted";
-	else if (table_count(&t, "linear") && was)
+	else if (nlin && was)
 		state = "reverted-by-lvm";
-	else if (table_count(&t, "linear"))
+	else if (nlin)
 		state = "linear";
 	else
 		state = "other";
-	if (json) {
-		printf("%s\n  {\"name\": ", first ? "[" : ",");
-		json_str(d.name);
-		printf(", \"uuid\": ");
-		json_str(d.uuid);
-		printf(", \"dev\": \"%u:%u\", \"vg\": ", d.info.major, d.info.minor);
-		json_str(d.vg);
-		printf(", \"lv\": ");
-		json_str(d.lv);
-		printf(", \"suspended\": %s, \"segments\": {", d.info.suspended ? "true" : "false");
-		for (i = 0; i < 2; i++)
-			printf("\"%s\": %d, ", types[i], table_count(&t, types[i]));
-		printf("\"other\": %d}, \"blkg_assoc\": ", other);
-		if (assoc[0])
-			json_str(assoc);
-		else
-			printf("null");
-		printf(", \"dm_core\": ");
-		if (core[0])
-			json_str(core);
-		else
-			printf("null");
-		printf(", \"state\": \"%s\", \"converted_by_fastlinearctl\": %s, \"configured\": %s}",
-		       state, was ? "true" : "false", conf > 0 ? "true" : "false");
-	} else {
-		printf("%s (%u:%u%s%s%s%s) %s: linear %d, fastlinear %d, other %d",
-		       d.name, d.info.major, d.info.minor, d.vg[0] ? ", lv " : "",
-		       d.vg, d.vg[0] ? "/" : "", d.lv, state,
-		       table_count(&t, "linear"), table_count(&t, FL_TARGET), other);
-		if (assoc[0])
-			printf(", blkg_assoc=%s dm_core=%s", assoc, core);
-		printf("%s%s%s\n", conf > 0 ? ", configured" : "",
-		       was ? ", converted by fastlinearctl" : "",
-		       d.info.suspended ? ", SUSPENDED" : "");
-	}
+	status_print(&d, &t, state, assoc, core, configured(&d), was, !(*shown)++);
 	table_free(&t);
 	table_free(&st);
-	return 0;
+	return EXIT_DONE;
+}
+
+static void json_begin(void)
+{
+	printf("{\"format\": %d, \"version\": ", JSON_FORMAT);
+	json_str(FL_VERSION);
+	printf(", \"devices\": [");
+}
+
+static void json_end(int shown)
+{
+	int i;
+
+	printf("%s], \"errors\": [", shown ? "\n  " : "");
+	for (i = 0; i < json_nerrs; i++) {
+		printf("%s\n    {\"device\": ", i ? "," : "");
+		json_str(json_errs[i].device);
+		printf(", \"error\": ");
+		json_str(json_errs[i].error);
+		printf("}");
+		free(json_errs[i].device);
+	}
+	printf("%s]}\n", json_nerrs ? "\n  " : "");
+	free(json_errs);
 }
 
 /* ---- main ---------------------------------------------------------------- */
@@ -855,43 +1368,88 @@ static int status_one(const char *arg, bool first)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s [OPTIONS] convert DEV...|--all-lvm|--configured [DEV...]\n"
-		"       %s [OPTIONS] revert DEV...|--all-lvm\n"
-		"       %s [OPTIONS] status [DEV...|--all-lvm]\n"
-		"DEV: dm name, /dev/mapper/NAME, /dev/dm-N, /dev/VG/LV, VG/LV or dm UUID\n"
-		"  -n, --dry-run      say what would change, change nothing\n"
-		"  -j, --json         status as JSON\n"
-		"  -w, --wait SECS    wait up to SECS for LVM's VG lock (default 10; 0: refuse)\n"
-		"  -c, --config FILE  the config file (default " FL_CONF ")\n"
-		"      --configured   only the devices the config file names\n"
-		"      --all-lvm      every logical volume (not LVM's internal layers)\n"
-		"  -q, --quiet        no messages but errors\n",
-		prog, prog, prog);
+		"usage: %s [OPTIONS] convert [--] DEV...|--all-lvm|--configured [DEV...]\n"
+		"       %s [OPTIONS] revert [--] DEV...|--all-lvm\n"
+		"       %s [OPTIONS] status [--] [DEV...|--all-lvm]\n"
+		"       %s --version\n"
+		"DEV: dm name, /dev/mapper/NAME, /dev/dm-N, dm-N, /dev/VG/LV, VG/LV or dm UUID\n"
+		"  -n, --dry-run        say what would change; change nothing, take no lock\n"
+		"  -j, --json           status as JSON\n"
+		"  -w, --wait SECS      wait up to SECS for a lock (0-%d, default 10; 0: refuse)\n"
+		"  -c, --config FILE    the config file (default " FL_CONF ")\n"
+		"      --configured     only the devices the config file names\n"
+		"      --all-lvm        every logical volume (not LVM's internal layers)\n"
+		"      --state-dir DIR  locks and marks (default " FL_STATE_DIR ")\n"
+		"  -q, --quiet          no messages but errors\n"
+		"  -V, --version        print the version\n"
+		"See fastlinearctl(8).\n",
+		prog, prog, prog, prog, MAX_WAIT);
+}
+
+/* SECS for --wait: a whole number of seconds, else -1 */
+static int parse_wait(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > MAX_WAIT || *s == '+' || *s == ' ')
+		return -1;
+	return (int)v;
+}
+
+/* every device for --all-lvm, --configured or a bare status */
+static int every_device(enum op op, int *shown)
+{
+	char **names;
+	int i, n, r, ret = EXIT_DONE;
+
+	n = dm_list(&names);
+	for (i = 0; i < n; i++) {
+		struct dev d;
+		struct table t;
+		bool lin;
+
+		if (dev_info(names[i], &d))
+			continue;
+		if ((all_lvm && !is_top_lv(&d)) || is_lvm_layer(&d))
+			continue;
+		if (dm_read(names[i], DM_DEVICE_TABLE, false, &t))
+			continue;
+		lin = table_count(&t, "linear") || table_count(&t, FL_TARGET);
+		table_free(&t);
+		if (!lin)
+			continue;
+		r = op == OP_STATUS ? status_one(names[i], shown) : swap_one(names[i], op);
+		ret = r > ret ? r : ret;
+	}
+	names_free(names, n);
+	return ret;
 }
 
 int main(int argc, char **argv)
 {
+	enum { OPT_CONFIGURED = 256, OPT_ALL_LVM, OPT_STATE_DIR };
 	static const struct option opts[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "wait", required_argument, NULL, 'w' },
 		{ "config", required_argument, NULL, 'c' },
-		{ "configured", no_argument, NULL, 'C' },
-		{ "all-lvm", no_argument, NULL, 'A' },
+		{ "configured", no_argument, NULL, OPT_CONFIGURED },
+		{ "all-lvm", no_argument, NULL, OPT_ALL_LVM },
+		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	char **names = NULL, drv[64];
-	int c, i, n, lockfd, ret = 0, shown = 0;
+	int c, i, r, ret = EXIT_DONE, shown = 0;
+	char drv[64];
 	const char *s;
 	enum op op;
 
-	if (getenv("FASTLINEAR_CONF"))
-		conf_path = getenv("FASTLINEAR_CONF");
-	if (getenv("FASTLINEAR_STATE_DIR"))
-		state_dir = getenv("FASTLINEAR_STATE_DIR");
-	while ((c = getopt_long(argc, argv, "njw:c:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "njw:c:qVh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			dry_run = true;
@@ -900,31 +1458,42 @@ int main(int argc, char **argv)
 			json = true;
 			break;
 		case 'w':
-			lock_wait = atoi(optarg);
+			lock_wait = parse_wait(optarg);
+			if (lock_wait < 0) {
+				err("--wait %s: not a number of seconds from 0 to %d",
+				    optarg, MAX_WAIT);
+				return EXIT_USAGE;
+			}
 			break;
 		case 'c':
 			conf_path = optarg;
 			break;
-		case 'C':
+		case OPT_CONFIGURED:
 			configured_only = true;
 			break;
-		case 'A':
+		case OPT_ALL_LVM:
 			all_lvm = true;
+			break;
+		case OPT_STATE_DIR:
+			state_dir = optarg;
 			break;
 		case 'q':
 			quiet = true;
 			break;
+		case 'V':
+			printf("%s %s\n", prog, FL_VERSION);
+			return EXIT_DONE;
 		case 'h':
 			usage(stdout);
-			return 0;
+			return EXIT_DONE;
 		default:
 			usage(stderr);
-			return 2;
+			return EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
 		usage(stderr);
-		return 2;
+		return EXIT_USAGE;
 	}
 	/* GNU getopt moved the command and the devices to the end */
 	s = argv[optind++];
@@ -937,68 +1506,37 @@ int main(int argc, char **argv)
 	} else {
 		err("unknown command '%s'", s);
 		usage(stderr);
-		return 2;
+		return EXIT_USAGE;
 	}
 	if (configured_only && op != OP_CONVERT) {
 		err("--configured is for convert");
-		return 2;
+		return EXIT_USAGE;
 	}
 	if (optind == argc && op != OP_STATUS && !all_lvm && !configured_only) {
 		err("%s: name a device, or --all-lvm%s", s,
 		    op == OP_CONVERT ? ", or --configured" : "");
-		return 2;
+		return EXIT_USAGE;
 	}
 	if (optind < argc && all_lvm) {
 		err("--all-lvm takes no device");
-		return 2;
+		return EXIT_USAGE;
 	}
-	dm_log_init_verbose(0);
+	dm_log_with_errno_init(dm_logger);
+	if (op == OP_STATUS && json)
+		json_begin();
 	if (!dm_driver_version(drv, sizeof(drv))) {
-		err("device-mapper is not available in this kernel");
-		return 1;
+		ret = status_fail(prog, "device-mapper is not available in this kernel");
+		if (op == OP_STATUS && json)
+			json_end(0);
+		return ret;
 	}
-	/* our own tools serialize: one conversion at a time on this machine */
-	lockfd = -1;
-	if (op != OP_STATUS && !dry_run) {
-		mkdir("/run/lock", 0755);
-		lockfd = flock_path(getenv("FASTLINEAR_LOCK") ? getenv("FASTLINEAR_LOCK") : FL_LOCK,
-				    "another fastlinearctl");
-		if (lockfd < 0)
-			return 1;
-	}
-	if (optind < argc) {
-		for (i = optind; i < argc; i++)
-			ret |= op == OP_STATUS ? status_one(argv[i], !shown++) : swap_one(argv[i], op);
-	} else {
-		/* every device: LVs for --all-lvm, configured ones, or (status) all */
-		n = dm_list(&names);
-		for (i = 0; i < n; i++) {
-			struct dev d;
-			struct table t;
-			bool lin;
-
-			if (dev_info(names[i], &d))
-				continue;
-			if (all_lvm && !is_top_lv(&d))
-				continue;
-			if (dm_read(d.name, DM_DEVICE_TABLE, false, &t))
-				continue;
-			lin = table_count(&t, "linear") || table_count(&t, FL_TARGET);
-			table_free(&t);
-			if (!lin)
-				continue;
-			if (op == OP_STATUS)
-				ret |= status_one(names[i], !shown++);
-			else
-				ret |= swap_one(names[i], op);
-		}
-		for (i = 0; i < n; i++)
-			free(names[i]);
-		free(names);
+	if (optind == argc)
+		ret = every_device(op, &shown);
+	for (i = optind; i < argc; i++) {
+		r = op == OP_STATUS ? status_one(argv[i], &shown) : swap_one(argv[i], op);
+		ret = r > ret ? r : ret;
 	}
 	if (op == OP_STATUS && json)
-		printf("%s]\n", shown ? "\n" : "[");
-	if (lockfd >= 0)
-		close(lockfd);
-	return ret ? 1 : 0;
+		json_end(shown);
+	return ret;
 }

@@ -114,7 +114,8 @@ _lvm_ctl() {
 
 	_log "+ fastlinearctl $*"
 	# a hang must not eat the guest's time
-	timeout "$(_secs 120)" "$FL_CTL" "$@" >"$FL_TMP/ctl.out" 2>&1 || rc=$?
+	timeout "$(_secs 120)" "$FL_CTL" --config "$FASTLINEAR_CONF" \
+		--state-dir "$FASTLINEAR_STATE_DIR" "$@" >"$FL_TMP/ctl.out" 2>&1 || rc=$?
 	sed 's/^/  | /' "$FL_TMP/ctl.out"
 	_log "  exit $rc"
 	return "$rc"

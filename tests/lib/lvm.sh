@@ -53,13 +53,11 @@ _lvm_setup() {
 	export FASTLINEAR_CONF=$FL_TMP/fastlinear.conf
 	export FASTLINEAR_STATE_DIR=$FL_TMP/flstate
 	: >"$FASTLINEAR_CONF"
-	cat >"$FL_TMP/fl-queue" <<-EOF
-	#!/bin/sh
-	export LVM_SYSTEM_DIR=$d FASTLINEAR_CONF=$FASTLINEAR_CONF
-	export FASTLINEAR_STATE_DIR=$FASTLINEAR_STATE_DIR FASTLINEARCTL=$FL_CTL
-	export FASTLINEAR_WAIT=60 LVM_SUPPRESS_FD_WARNINGS=1
-	exec $FL_SRC/tools/fastlinear-queue "\$@"
-	EOF
+	# the helper as make install substitutes it, with the test's values
+	sed -e "s|@CTL@|$FL_CTL|" -e "s|@STATEDIR@|$FASTLINEAR_STATE_DIR|" \
+		-e "s|@CTLARGS@|--config $FASTLINEAR_CONF --state-dir $FASTLINEAR_STATE_DIR|" \
+		-e "s|@ENV@|LVM_SYSTEM_DIR=$d LVM_SUPPRESS_FD_WARNINGS=1|" -e "s|@WAIT@|60|" \
+		"$FL_SRC/tools/fastlinear-queue" >"$FL_TMP/fl-queue"
 	chmod +x "$FL_TMP/fl-queue"
 	sed "s|@QUEUE@|$FL_TMP/fl-queue|" "$FL_SRC/tools/95-fastlinear.rules" \
 		>/run/udev/rules.d/95-fastlinear.rules

@@ -7,7 +7,9 @@
 # make kmod KVER=V      build for kernel V in build/V/ (what make check and
 #                       tests/vm-run use); kernels whose headers live in the
 #                       sid chroot of scripts/setup-kernels.sh build there
-# make lint             checkpatch.pl --strict and sparse (C=2)
+# make lint             checkpatch.pl --strict and sparse (C=2), the
+#                       module and tools/fastlinearctl with -Werror,
+#                       shellcheck of tools/fastlinear-queue if installed
 # make check            run the test suite in QEMU guests (virtme-ng), on the
 #                       kernel's dm core and on a pre-2df8b310bcfe one
 #                       (DM_CORE=stock|nofix for one, TESTS="group/name ...")
@@ -75,13 +77,21 @@ SID_ROOT ?= /var/lib/dm-fastlinear/sid
 SYSROOT ?= $(if $(wildcard $(KDIR)/Makefile),,$(if $(wildcard $(SID_ROOT)$(KDIR)/Makefile),$(SID_ROOT)))
 BUILD_DIR := build/$(KVER)
 VERSION := $(shell sed -n 's/^MODULE_VERSION("\(.*\)");/\1/p' dm-fastlinear.c)
+# -Werror (module: FASTLINEAR_WERROR for Kbuild; tools: WERROR): off in
+# what users build (make, make install, make tools, DKMS, make demo), on in
+# the test, CI and lint targets (WERROR=0 on the command line turns it off)
+WERROR ?= 0
+check check-host check-kernels check-patched check-cgroup-kernel bench-short \
+	bench-cost-short bench-cost-gate lint: export WERROR = 1
+# (not exported: the installs it checks are a user's)
+check-install: WERROR = 1
 CHECKPATCH ?= $(firstword $(wildcard /usr/src/linux-source-*/scripts/checkpatch.pl))
 SRCS := dm-fastlinear.c fastlinear-compat.h
 
 all: modules
 
 modules:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) FASTLINEAR_WERROR=$(WERROR) modules
 
 # A copy of the sources per kernel, so that builds for several kernels do
 # not share objects (6.1's kbuild has no separate output directory for
@@ -90,10 +100,10 @@ kmod: $(if $(filter 1,$(DEBUG_KERNEL)),debug-kernel)
 	mkdir -p $(BUILD_DIR)
 	cp -p Kbuild $(SRCS) $(BUILD_DIR)/
 	$(if $(SYSROOT),scripts/chroot-make $(SYSROOT) $(CURDIR),$(MAKE)) \
-		-C $(KDIR) M=$(CURDIR)/$(BUILD_DIR) modules
+		-C $(KDIR) M=$(CURDIR)/$(BUILD_DIR) FASTLINEAR_WERROR=$(WERROR) modules
 
 tools:
-	$(MAKE) -C tools
+	$(MAKE) -C tools WERROR=$(WERROR)
 
 debug-kernel:
 	tests/lib/build-kernel.sh debug
@@ -110,7 +120,11 @@ lint:
 		{ echo "dkms.conf: PACKAGE_VERSION is not MODULE_VERSION $(VERSION)"; exit 1; }
 	@grep -q '\.version = {$(subst .,$(comma) ,$(VERSION))},' dm-fastlinear.c || \
 		{ echo "dm-fastlinear.c: target .version is not MODULE_VERSION $(VERSION)"; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 CF="-Wsparse-error" modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 CF="-Wsparse-error" FASTLINEAR_WERROR=1 modules
+	$(MAKE) -C tools WERROR=1
+	@if command -v shellcheck >/dev/null; then \
+		echo "shellcheck tools/fastlinear-queue"; shellcheck -s sh tools/fastlinear-queue; \
+	else echo "shellcheck not installed: tools/fastlinear-queue not checked"; fi
 
 check: kmod tools
 	mkdir -p tests/out
@@ -141,7 +155,7 @@ check-install: kmod
 # (build-kernel.sh prints the release it built or found on stdout)
 check-cgroup-kernel:
 	kver=$$(tests/lib/build-kernel.sh cgroup) && \
-	$(MAKE) kmod KVER=$$kver && \
+	$(MAKE) kmod KVER=$$kver WERROR=$(WERROR) && \
 	DM_CORES="stock nofix" ./tests/check --kver $$kver -- $$(cd tests && ls -d blkcg/*)
 
 durations:
@@ -152,14 +166,16 @@ durations:
 		END { for (k in d) printf "%s %d\n", k, d[k] + 0.5 }' | sort; } >tests/durations.new
 	mv tests/durations.new tests/durations
 
+# DESTDIR=DIR: everything under DIR (a package's staging tree; no depmod)
 install: modules tools
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates modules_install
-	depmod -a $(KVER)
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates \
+		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
+	$(if $(DESTDIR),,depmod -a $(KVER))
 	$(MAKE) -C tools install
 
 uninstall:
-	rm -f /lib/modules/$(KVER)/updates/dm-fastlinear.ko*
-	depmod -a $(KVER)
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/updates/dm-fastlinear.ko*
+	$(if $(DESTDIR),,depmod -a $(KVER))
 	$(MAKE) -C tools uninstall
 
 # DKMS builds from its own copy in /usr/src/dm-fastlinear-VERSION.

@@ -1249,7 +1249,10 @@ static int status_fail(const char *arg, const char *why)
 {
 	struct json_err *e = realloc(json_errs, (json_nerrs + 1) * sizeof(*e));
 
-	err("%s: %s", arg, why);
+	if (arg[0])
+		err("%s: %s", arg, why);
+	else
+		err("%s", why);
 	if (json && e) {
 		json_errs = e;
 		e[json_nerrs].device = strdup(arg);
@@ -1525,7 +1528,7 @@ int main(int argc, char **argv)
 	if (op == OP_STATUS && json)
 		json_begin();
 	if (!dm_driver_version(drv, sizeof(drv))) {
-		ret = status_fail(prog, "device-mapper is not available in this kernel");
+		ret = status_fail("", "device-mapper is not available in this kernel");
 		if (op == OP_STATUS && json)
 			json_end(0);
 		return ret;

@@ -476,7 +476,7 @@ static int resolve(const char *arg, struct dev *d)
 		if (dev_info(names[i], &c))
 			continue;
 		if (!strcmp(c.uuid, arg) ||
-		    (slash && is_top_lv(&c) &&
+		    (slash && c.vg[0] && !c.layer[0] &&
 		     (size_t)(slash - arg) == strlen(c.vg) &&
 		     !strncmp(arg, c.vg, slash - arg) && !strcmp(slash + 1, c.lv))) {
 			*d = c;

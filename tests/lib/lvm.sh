@@ -216,3 +216,162 @@ _group_cleanup() {
 		rm -f "$FL_TMP/lvm-rules"
 	fi
 }
+
+# ---- tests/lvm/read-only, layers, names, locks, race --------------------
+
+# _lvm_defer CMD: run CMD (a string) when the test exits, before the
+# suite's teardown (_cleanup): kill what holds a lock before vgremove
+# waits for it, remove what the teardown does not know
+_lvm_defer() {
+	local cmd=$1 cur
+
+	cur=$(trap -p EXIT)
+	# "trap -- 'OLD' EXIT", quoted by bash: OLD in $3
+	eval "set -- $cur"
+	trap -- "$cmd; ${3:-:}" EXIT
+}
+
+# _lvm_lvmconf SECTION LINE: LINE into SECTION (devices, global, ...) of
+# the test's lvm.conf
+_lvm_lvmconf() {
+	sed -i "s|^$1 {\$|&\n\t$2|" "$LVM_SYSTEM_DIR/lvm.conf" ||
+		_fail "cannot edit $LVM_SYSTEM_DIR/lvm.conf"
+	grep -qF -- "$2" "$LVM_SYSTEM_DIR/lvm.conf" || _fail "no section $1 in lvm.conf"
+}
+
+# _lvm_lock_dir: LVM's locking_dir as lvmconfig gives it (the config
+# files of LVM_SYSTEM_DIR: lvm.conf, lvmlocal.conf)
+_lvm_lock_dir() {
+	lvmconfig --typeconfig full global/locking_dir 2>/dev/null |
+		sed -n 's/^locking_dir="\(.*\)"$/\1/p'
+}
+
+# _lvm_vg_named VG PV...: another volume group (_lvm_vg makes $FL_VG),
+# removed when the test ends
+_lvm_vg_named() {
+	local vg=$1
+
+	shift
+	vgcreate -q "$vg" "$@" || _fail "vgcreate $vg $* failed"
+	_lvm_defer "vgchange -q -an '$vg' >/dev/null 2>&1; vgremove -q -ff '$vg' >/dev/null 2>&1"
+}
+
+# _lvm_hold PATH [USER]: a process that holds an exclusive flock on PATH
+# (opened for append, created if need be), as USER (default: root), until
+# _lvm_release or the end of the test; its pid in lvm_held
+_lvm_hold() {
+	local path=$1 user=${2:-} i ino
+	local -a as=()
+
+	[ -n "$user" ] && as=(setpriv --reuid="$user" --regid="$(id -g "$user")" --clear-groups --)
+	# shellcheck disable=SC2016
+	"${as[@]}" bash -c 'exec 9>>"$1" && flock -x 9 && exec sleep 3600' fl-hold "$path" \
+		</dev/null >/dev/null 2>"$FL_TMP/hold.err" &
+	lvm_held=$!
+	_lvm_defer "kill $lvm_held 2>/dev/null"
+	# held once /proc/locks lists a write flock of the file (under the pid
+	# of flock(1), which took it for the holder)
+	for ((i = 0; i < 300; i++)); do
+		ino=$(stat -c %i "$path" 2>/dev/null) &&
+			awk -v i="$ino" '$2 == "FLOCK" && $4 == "WRITE" && $6 ~ ":" i "$" { f = 1 }
+				END { exit !f }' /proc/locks &&
+			{ _log "$path: flock held by pid $lvm_held${user:+ ($user)}"; return 0; }
+		_alive "$lvm_held" || break
+		sleep 0.1
+	done
+	cat "$FL_TMP/hold.err"
+	_fail "could not hold a flock on $path${user:+ as $user}"
+}
+
+# _lvm_release PID: end that holder (and its lock)
+_lvm_release() {
+	kill "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	_log "released the flock of pid $1"
+}
+
+# _lvm_ctl_exit RC ARGS...: _lvm_ctl, which must exit RC
+_lvm_ctl_exit() {
+	local want=$1 rc=0
+
+	shift
+	_lvm_ctl "$@" || rc=$?
+	[ "$rc" = "$want" ] || _fail "fastlinearctl $*: exit $rc, expected $want"
+}
+
+# _lvm_ctl_json ARGS...: _lvm_ctl, its stdout alone (the JSON) also in
+# $FL_TMP/ctl.json; its status
+_lvm_ctl_json() {
+	local w=$FL_TMP/ctl-json
+
+	if [ ! -x "$w" ]; then
+		# shellcheck disable=SC2016
+		printf '#!/bin/sh\n"%s" "$@" >"%s"\nrc=$?\ncat "%s"\nexit $rc\n' \
+			"$FL_CTL" "$FL_TMP/ctl.json" "$FL_TMP/ctl.json" >"$w"
+		chmod +x "$w"
+	fi
+	FL_CTL=$w _lvm_ctl "$@"
+}
+
+# _dm_types NAME: the target types of dm device NAME's live table, one line
+_dm_types() {
+	dmsetup table "$1" | awk '{ printf "%s%s", (NR > 1 ? " " : ""), $3 } END { print "" }'
+}
+
+# _dm_expect_settled NAME WHAT: dm device NAME runs (not suspended) and
+# has no inactive table
+_dm_expect_settled() {
+	_expect_eq "$(dmsetup info -c --noheadings --separator , -o suspended,tables_loaded "$1" 2>&1)" \
+		"Active,Live" "$2: $1 suspended, tables"
+}
+
+# _dm_snapshot FILE [SKIP]: every dm device's name, attributes (live and
+# inactive table, suspended, read-only) and, unless its name matches the
+# regex SKIP, its live table, sorted: for a diff before and after
+_dm_snapshot() {
+	local n
+
+	dmsetup info -c --noheadings --separator ' ' -o name,attr | sort |
+		while read -r n a; do
+			echo "$n $a"
+			if [ -z "${2:-}" ] || ! [[ $n =~ $2 ]]; then
+				dmsetup table "$n" | sed "s|^|$n: |"
+			fi
+		done >"$1"
+}
+
+# _dm_expect_snapshot BEFORE [SKIP] WHAT: _dm_snapshot now is BEFORE
+_dm_expect_snapshot() {
+	_dm_snapshot "$FL_TMP/snap.now" "$2"
+	diff -u "$1" "$FL_TMP/snap.now" >"$FL_TMP/snap.diff" ||
+		{ cat "$FL_TMP/snap.diff"; _fail "$3: dm devices changed (diff above)"; }
+	_log "ok: $3: no dm device changed ($(wc -l <"$1") lines compared)"
+}
+
+# _dm_ro_create NAME TABLE: a read-only dm device (dmsetup create -r),
+# removed at the end
+_dm_ro_create() {
+	echo "$1" >>"$FL_TMP/dms"
+	dmsetup create -r "$1" --table "$2" || _fail "dmsetup create -r $1 '$2' failed"
+}
+
+# _expect_ro DEV WHAT: DEV is read-only: blockdev --getro says 1 and a
+# direct write fails
+_expect_ro() {
+	_expect_eq "$(blockdev --getro "$1")" 1 "$2: blockdev --getro $1"
+	if dd if=/dev/zero of="$1" bs=4k count=1 oflag=direct conv=notrunc status=none 2>"$FL_TMP/dd.err"; then
+		_fail "$2: a direct write to $1 succeeded"
+	fi
+	_log "ok: $2: a direct write to $1 failed: $(cat "$FL_TMP/dd.err")"
+}
+
+# _expect_rw DEV WHAT: DEV is writable: --getro 0 and a direct write works
+# (of what is there already: the data stays)
+_expect_rw() {
+	_expect_eq "$(blockdev --getro "$1")" 0 "$2: blockdev --getro $1"
+	dd if="$1" of="$FL_TMP/rw.blk" bs=4k count=1 iflag=direct status=none ||
+		_fail "$2: reading $1 failed"
+	dd if="$FL_TMP/rw.blk" of="$1" bs=4k count=1 oflag=direct conv=notrunc status=none ||
+		_fail "$2: a direct write to $1 failed"
+	_log "ok: $2: a direct write to $1 worked"
+}

@@ -375,3 +375,121 @@ _expect_rw() {
 		_fail "$2: a direct write to $1 failed"
 	_log "ok: $2: a direct write to $1 worked"
 }
+
+# ---- fastlinearctl run by the test itself ------------------------------
+# (tests/lvm/fault-injection, tests/lvm/signals: under LD_PRELOAD, in the
+# background to be killed, hundreds of times; each fork counts under TCG,
+# so the polls here are bash builtins)
+
+# _lvm_ctl_argv: FL_CTL_ARGV, what _lvm_ctl runs (fastlinearctl with the
+# test's --config and --state-dir), for a test that runs it itself
+_lvm_ctl_argv() {
+	# shellcheck disable=SC2034
+	FL_CTL_ARGV=("$FL_CTL" --config "$FASTLINEAR_CONF" --state-dir "$FASTLINEAR_STATE_DIR")
+}
+
+# _lvm_no_queue: udev queues no conversion (95-fastlinear.rules emptied;
+# _group_cleanup removes it): every resume's event would start a job of
+# its own, competing for the VG lock and the CPU, in a test that is about
+# what one fastlinearctl leaves behind
+_lvm_no_queue() {
+	: >/run/udev/rules.d/95-fastlinear.rules
+	udevadm control --reload || _fail "udevadm control --reload failed"
+}
+
+# _lvm_dm_state LV: suspended,tables_loaded,readonly of the LV's dm device
+# as dmsetup says them: "Active,Live,Writeable" is a running read-write
+# device with no inactive table
+_lvm_dm_state() {
+	dmsetup info -c --noheadings --separator , -o suspended,tables_loaded,readonly \
+		"$(_lvm_dm "$1")" 2>&1
+}
+
+# _lvm_whole LV N: the target type of the LV's live table when it has N
+# lines, all of that one type; else its types, status 1
+_lvm_whole() {
+	dmsetup table "$(_lvm_dm "$1")" 2>&1 | awk -v n="$2" '{ t[NR] = $3 }
+		END { for (i = 2; i <= NR; i++) if (t[i] != t[1]) bad = 1
+		if (bad || NR != n) { for (i = 1; i <= NR; i++) printf "%s ", t[i]
+			print "(" NR " lines)"; exit 1 }
+		print t[1] }'
+}
+
+# _lvm_alive PID: the process is there and not a zombie (builtins only)
+_lvm_alive() {
+	local s
+
+	{ read -r s <"/proc/$1/stat"; } 2>/dev/null || return 1
+	s=${s##*) }
+	[ "${s%% *}" != Z ]
+}
+
+# _lvm_nap SECS: sleep SECS (decimals: 0.0137) without a fork: a read
+# that times out on a FIFO nobody writes
+_lvm_nap() {
+	if [ -z "${FL_NAP_FD:-}" ]; then
+		mkfifo "$FL_TMP/nap" || _fail "mkfifo failed"
+		exec {FL_NAP_FD}<>"$FL_TMP/nap"
+	fi
+	read -r -t "$1" -u "$FL_NAP_FD" || :
+}
+
+# _lvm_wait_pid PID SECS: _wait_pid (common.sh) polled every 10 ms with
+# builtins; PID's exit status
+_lvm_wait_pid() {
+	local i
+
+	for ((i = 0; i < $2 * 100; i++)); do
+		_lvm_alive "$1" || break
+		_lvm_nap 0.01
+	done
+	_wait_pid "$1" 1
+}
+
+# _lvm_fio_start NAME ARGS...: fio in the background (in FL_TMP), its
+# output in $FL_TMP/fio-NAME.out, its pid in FL_FIO_PID, until
+# _lvm_fio_stop: give it --time_based and a --runtime longer than the test
+_lvm_fio_start() {
+	local name=$1
+
+	shift
+	(cd "$FL_TMP" && exec fio --name="$name" --verify_state_save=0 "$@") \
+		>"$FL_TMP/fio-$name.out" 2>&1 &
+	FL_FIO_PID=$!
+	echo "$FL_FIO_PID" >"$FL_TMP/fio-pid"
+}
+
+# _lvm_fio_alive NAME: fail unless _lvm_fio_start's fio still runs (with
+# --verify_fatal=1 a verify error ends it)
+_lvm_fio_alive() {
+	_lvm_alive "$FL_FIO_PID" && return 0
+	cat "$FL_TMP/fio-$1.out"
+	_fail "fio $1 ended early (a verify error?)"
+}
+
+# _lvm_fio_stop NAME: stop that fio (SIGINT: it ends its jobs and
+# reports); fail unless it ran until then and reported no error
+_lvm_fio_stop() {
+	local out=$FL_TMP/fio-$1.out rc=0
+
+	_lvm_fio_alive "$1"
+	kill -INT "$FL_FIO_PID"
+	_wait_pid "$FL_FIO_PID" "$(_secs 60)" || rc=$?
+	rm -f "$FL_TMP/fio-pid"
+	sed 's/^/  fio| /' "$out"
+	grep -q "err= 0:" "$out" || _fail "fio $1 reported errors (exit $rc)"
+	if grep -qiE 'verify failed|bad magic|bad header|crc32c: verify|verify: ' "$out"; then
+		_fail "fio $1: verify errors (exit $rc)"
+	fi
+	_log "ok: fio $1 clean (stopped, exit $rc): $(grep -E '^ +(read|write): IOPS' "$out" | tr -s ' ' | tr '\n' ' ')"
+}
+
+# _lvm_fio_kill: end _lvm_fio_start's fio, if any (a test failing)
+_lvm_fio_kill() {
+	local pid
+
+	pid=$(cat "$FL_TMP/fio-pid" 2>/dev/null) || return 0
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	rm -f "$FL_TMP/fio-pid"
+}

@@ -613,7 +613,8 @@ static int state_dir_ok(void)
  * lvm2's file locking: flock() on LOCKDIR/V_<vgname>, where LVM also
  * creates and unlinks the file (lib/misc/lvm-flock.c): after flock the
  * file we hold must still be the one at that path, else retry.  Waits up
- * to lock_wait seconds.  Returns the fd or -1.
+ * to lock_wait seconds.  Returns the fd, -1 (an error, said), or -2 (held
+ * by someone else all that time, said).
  */
 static int flock_path(const char *path, const char *what)
 {
@@ -644,7 +645,7 @@ static int flock_path(const char *path, const char *what)
 		if (now.tv_sec - t0.tv_sec >= lock_wait) {
 			err("%s is held by another command (%s); gave up after %d s",
 			    what, path, lock_wait);
-			return -1;
+			return -2;
 		}
 		usleep(100000);
 	}
@@ -1073,14 +1074,17 @@ static int swap_one(const char *arg, enum op op)
 			return EXIT_DONE;
 	}
 	if (!dry_run) {
-		lockfd = state_dir_ok() ? -1 : lock_dev(&d, lock, sizeof(lock));
-		if (lockfd < 0) {
-			if (d.vg[0])
-				err("%s: refused: an LVM command holds VG %s", d.name, d.vg);
-			else
-				err("%s: refused: cannot take its lock", d.name);
+		if (state_dir_ok())
 			return EXIT_FAILED;
-		}
+		lockfd = lock_dev(&d, lock, sizeof(lock));
+		if (lockfd == -2 && d.vg[0])
+			err("%s: refused: an LVM command holds VG %s", d.name, d.vg);
+		else if (lockfd == -2)
+			err("%s: refused: another fastlinearctl holds it", d.name);
+		else if (lockfd < 0)
+			err("%s: refused: cannot take its lock", d.name);
+		if (lockfd < 0)
+			return EXIT_FAILED;
 		/* what it is now that nobody else changes it */
 		snprintf(name, sizeof(name), "%s", d.name);
 		if (dev_info(name, &d)) {

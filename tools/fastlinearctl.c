@@ -1159,12 +1159,7 @@ static int swap_one(const char *arg, enum op op)
 		goto out;
 	}
 	ret = swap_tables(&d, &live, &want, dev_udev_flags(&d));
-	if (ret == EXIT_DONE) {
-		if (dm_read(d.name, DM_DEVICE_TABLE, false, &now) || !table_equal(&now, &want)) {
-			err("%s: after the resume the live table is not the one loaded", d.name);
-			ret = EXIT_FAILED;
-		}
-	} else if (ret == EXIT_FAILED) {
+	if (ret == EXIT_FAILED) {
 		/* a resume may fail after the kernel swapped the tables */
 		if (report_live(&d, &live, &want, from, to))
 			mark(&d, op == OP_CONVERT);
@@ -1172,7 +1167,20 @@ static int swap_one(const char *arg, enum op op)
 	}
 	if (ret != EXIT_DONE)
 		goto out;
+	/* the resume swapped the tables: ours went live */
 	mark(&d, op == OP_CONVERT);
+	if (dm_read(d.name, DM_DEVICE_TABLE, false, &now)) {
+		err("%s: the new table (%s) is live (the resume succeeded), but reading it back failed",
+		    d.name, to);
+		ret = EXIT_FAILED;
+		goto out;
+	}
+	if (!table_equal(&now, &want)) {
+		err("%s: after the resume the live table is not the one loaded (changed by someone else)",
+		    d.name);
+		ret = EXIT_FAILED;
+		goto out;
+	}
 	msg("%s: %sed %d of %d segment(s) to %s (dev %u:%u%s)\n", d.name, verb,
 	    changed, live.n, to, d.info.major, d.info.minor,
 	    d.info.read_only ? ", read-only" : "");

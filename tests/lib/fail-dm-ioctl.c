@@ -14,8 +14,9 @@
  *                      failure, a load that did load
  *   FL_IOCTL_LOG=FILE  appends a line per DM ioctl: its index, its name,
  *                      what it asked (suspend or resume, table or status,
- *                      inactive, ro or rw), the device name, the pid and
- *                      the outcome
+ *                      inactive, ro or rw), the device name, the pid, the
+ *                      time it returned (CLOCK_REALTIME, as bash's
+ *                      EPOCHREALTIME) and the outcome
  *   FL_FAIL_PROG=NAME  only a process of that name (program_invocation_
  *                      short_name) counts, fails and logs; the others (a
  *                      timeout(1) around it, an lvmconfig it runs, which
@@ -33,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -115,6 +117,7 @@ static void dm_log(unsigned long idx, unsigned int nr, const char *what,
 	char line[DM_NAME_LEN + 256];
 	const char *name;
 	int fd, len, saved = errno;
+	struct timespec now;
 	ssize_t n;
 
 	if (!path || !*path)
@@ -124,8 +127,10 @@ static void dm_log(unsigned long idx, unsigned int nr, const char *what,
 		name = dm_cmd_names[nr];
 	else
 		name = "DM_UNKNOWN";
-	len = snprintf(line, sizeof(line), "%lu %s%s pid %d: %s\n", idx, name,
-		       what, (int)getpid(), outcome);
+	clock_gettime(CLOCK_REALTIME, &now);
+	len = snprintf(line, sizeof(line), "%lu %s%s pid %d at %lld.%06ld: %s\n",
+		       idx, name, what, (int)getpid(), (long long)now.tv_sec,
+		       now.tv_nsec / 1000, outcome);
 	if (len < 0)
 		goto out;
 	if ((size_t)len >= sizeof(line))

@@ -19,6 +19,8 @@
 #                       source first (tests/lib/build-kernel.sh debug; 28 min
 #                       on 2 CPUs) and only on its own dm core
 # make check-host       run the test suite on this host (root, real kernel)
+# make check-lvm-long   fastlinearctl's randomized loops at full length
+#                       (FL_LVM_LONG=1: tests/lvm/signals, fault-injection)
 # make install          install to /lib/modules/KVER/updates and run depmod,
 #                       and the tools (tools/Makefile: fastlinearctl, its
 #                       config, udev rule and systemd unit)
@@ -81,7 +83,7 @@ VERSION := $(shell sed -n 's/^MODULE_VERSION("\(.*\)");/\1/p' dm-fastlinear.c)
 # what users build (make, make install, make tools, DKMS, make demo), on in
 # the test, CI and lint targets (WERROR=0 on the command line turns it off)
 WERROR ?= 0
-check check-host check-kernels check-patched check-cgroup-kernel bench-short \
+check check-host check-lvm-long check-kernels check-patched check-cgroup-kernel bench-short \
 	bench-cost-short bench-cost-gate lint: export WERROR = 1
 # (not exported: the installs it checks are a user's)
 check-install: WERROR = 1
@@ -130,6 +132,10 @@ check: kmod tools
 	mkdir -p tests/out
 	$(if $(DM_CORE),DM_CORES="$(DM_CORE)") FL_SHARDS=$${FL_SHARDS:-auto} \
 		./tests/check --kver $(KVER) $(if $(TESTS),-- $(TESTS))
+
+check-lvm-long: kmod tools
+	FL_LVM_LONG=1 ./tests/vm-run --kver $(KVER) --out tests/out/$(KVER)-lvm-long \
+		-- lvm/signals lvm/fault-injection
 
 check-host: modules
 	./tests/run $(TESTS)
@@ -224,7 +230,7 @@ bench-cost-gate:
 print-kver:
 	@echo $(KVER)
 
-.PHONY: print-kver all modules kmod tools debug-kernel clean lint check check-host check-kernels check-patched \
+.PHONY: print-kver all modules kmod tools debug-kernel clean lint check check-host check-lvm-long check-kernels check-patched \
 	check-install check-cgroup-kernel durations \
 	install uninstall dkms-install dkms-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \
 	bench-cgroup demo

@@ -528,6 +528,19 @@ static uint16_t dev_udev_flags(const struct dev *d)
 			if (v && !strcmp(v, "1"))
 				flags |= props[i].flag;
 		}
+		/*
+		 * LVM's NOSCAN (subsystem flag 0) is for one event, before
+		 * lvcreate zeroes the LV: the rules then set the "other
+		 * rules" flag too, keeping the one they replaced, and clear
+		 * both on the next event.  Resume as that event would.
+		 */
+		v = udev_device_get_property_value(ud, "DM_NOSCAN");
+		if (v && !strcmp(v, "1")) {
+			flags &= ~(DM_SUBSYSTEM_UDEV_FLAG0 | DM_UDEV_DISABLE_OTHER_RULES_FLAG);
+			v = udev_device_get_property_value(ud, "DM_DISABLE_OTHER_RULES_FLAG_OLD");
+			if (v && !strcmp(v, "1"))
+				flags |= DM_UDEV_DISABLE_OTHER_RULES_FLAG;
+		}
 		udev_device_unref(ud);
 	}
 	udev_unref(udev);

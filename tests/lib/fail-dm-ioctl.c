@@ -17,6 +17,10 @@
  *                      inactive, ro or rw), the device name, the pid, the
  *                      time it returned (CLOCK_REALTIME, as bash's
  *                      EPOCHREALTIME) and the outcome
+ *   FL_HOLD_IOCTL=N    after the Nth DM ioctl (done, logged) the caller is
+ *                      held FL_HOLD_MS milliseconds (default 500): a signal
+ *                      sent then lands at a known point, e.g. with the
+ *                      device suspended
  *   FL_FAIL_PROG=NAME  only a process of that name (program_invocation_
  *                      short_name) counts, fails and logs; the others (a
  *                      timeout(1) around it, an lvmconfig it runs, which
@@ -146,6 +150,16 @@ out:
 	errno = saved;
 }
 
+/* sleep MS milliseconds, errno kept (a signal that is not blocked ends it) */
+static void hold(long ms)
+{
+	struct timespec t = { .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000 };
+	int saved = errno;
+
+	nanosleep(&t, NULL);
+	errno = saved;
+}
+
 int ioctl(int fd, unsigned long request, ...)
 {
 	static ioctl_fn real_ioctl;
@@ -189,6 +203,8 @@ int ioctl(int fd, unsigned long request, ...)
 		else
 			snprintf(outcome, sizeof(outcome), "ok");
 		dm_log(idx, nr, what, outcome);
+		if (idx == (unsigned long)env_long("FL_HOLD_IOCTL", 0))
+			hold(env_long("FL_HOLD_MS", 500));
 		return ret;
 	}
 	if (!strcmp(when, "after")) {

@@ -402,17 +402,27 @@ _lvm_no_queue() {
 # device with no inactive table
 _lvm_dm_state() {
 	dmsetup info -c --noheadings --separator , -o suspended,tables_loaded,readonly \
-		"$(_lvm_dm "$1")" 2>&1
+		"$FL_VG-$1" 2>&1
 }
 
 # _lvm_whole LV N: the target type of the LV's live table when it has N
 # lines, all of that one type; else its types, status 1
 _lvm_whole() {
-	dmsetup table "$(_lvm_dm "$1")" 2>&1 | awk -v n="$2" '{ t[NR] = $3 }
-		END { for (i = 2; i <= NR; i++) if (t[i] != t[1]) bad = 1
-		if (bad || NR != n) { for (i = 1; i <= NR; i++) printf "%s ", t[i]
-			print "(" NR " lines)"; exit 1 }
-		print t[1] }'
+	local -a tl
+	local l types='' one=''
+
+	mapfile -t tl < <(dmsetup table "$FL_VG-$1" 2>&1)
+	for l in "${tl[@]}"; do
+		read -r _ _ l _ <<<"$l"
+		types+="$l "
+		[ -z "$one" ] && one=$l
+		[ "$l" = "$one" ] || one=-
+	done
+	if [ "${#tl[@]}" != "$2" ] || [ "$one" = - ]; then
+		echo "$types(${#tl[@]} lines)"
+		return 1
+	fi
+	echo "$one"
 }
 
 # _lvm_alive PID: the process is there and not a zombie (builtins only)

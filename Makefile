@@ -134,7 +134,7 @@ check: kmod tools
 		./tests/check --kver $(KVER) $(if $(TESTS),-- $(TESTS))
 
 check-lvm-long: kmod tools
-	FL_LVM_LONG=1 ./tests/vm-run --kver $(KVER) --out tests/out/$(KVER)-lvm-long \
+	FL_LVM_LONG=1 ./tests/vm-run --kver $(KVER) --timeout 21600 --out tests/out/$(KVER)-lvm-long \
 		-- lvm/signals lvm/fault-injection
 
 check-host: modules

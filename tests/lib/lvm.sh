@@ -177,6 +177,8 @@ _lvm_devno() {
 _group_cleanup() {
 	local pv i
 
+	# a test that failed with its background fio still running
+	_lvm_fio_kill
 	awk -v t="$FL_TMP" 'index($2, t) == 1 { print $2 }' /proc/mounts | xargs -r umount
 	# no queued job may run into the teardown
 	if [ -n "${FASTLINEAR_STATE_DIR:-}" ]; then

@@ -327,19 +327,15 @@ _dm_expect_settled() {
 		"Active,Live" "$2: $1 suspended, tables"
 }
 
-# _dm_snapshot FILE [SKIP]: every dm device's name, attributes (live and
-# inactive table, suspended, read-only) and, unless its name matches the
-# regex SKIP, its live table, sorted: for a diff before and after
+# _dm_snapshot FILE [SKIP]: every dm device's name and attributes (live
+# and inactive table, suspended, read-only) and, unless its name matches
+# the extended regex SKIP, its live table, sorted: for a diff before and
+# after (two dmsetup runs: under TCG each fork counts)
 _dm_snapshot() {
-	local n
-
-	dmsetup info -c --noheadings --separator ' ' -o name,attr | sort |
-		while read -r n a; do
-			echo "$n $a"
-			if [ -z "${2:-}" ] || ! [[ $n =~ $2 ]]; then
-				dmsetup table "$n" | sed "s|^|$n: |"
-			fi
-		done >"$1"
+	{
+		dmsetup info -c --noheadings --separator ' ' -o name,attr
+		dmsetup table | awk -v skip="${2:-}" '{ n = $1; sub(/:$/, "", n) } skip == "" || n !~ skip'
+	} | LC_ALL=C sort >"$1"
 }
 
 # _dm_expect_snapshot BEFORE [SKIP] WHAT: _dm_snapshot now is BEFORE

@@ -234,7 +234,9 @@ _read_at() {
 _fio() {
 	local name=$1 out=$FL_TMP/fio-$1.out
 	shift
+	# exit 128 is fio's after SIGINT: a failure unless _fio_stop sent it
 	(cd "$FL_TMP" && fio --name="$name" --verify_state_save=0 "$@") >"$out" 2>&1 ||
+		{ [ $? = 128 ] && [ -e "$FL_TMP/fio-$name.stopped" ]; } ||
 		{ cat "$out"; _fail "fio $name failed"; }
 	grep -q "err= 0:" "$out" || { cat "$out"; _fail "fio $name reported errors"; }
 	_log "ok: fio $name: $(grep -E '^ +(read|write): IOPS' "$out" | tr -s ' ' | tr '\n' ' ')"
@@ -408,6 +410,18 @@ _cg_fio() {
 	) || exit 1
 }
 
+# _fio_stop NAME CGROUP: stop the _cg_fio NAME running in CGROUP, its only
+# fio, with SIGINT: it ends its jobs and reports, and _fio takes its exit
+# 128 for success
+_fio_stop() {
+	local pid
+
+	: >"$FL_TMP/fio-$1.stopped"
+	while read -r pid; do
+		[ "$(cat "/proc/$pid/comm" 2>/dev/null)" = fio ] && kill -INT "$pid" 2>/dev/null
+	done <"$2/cgroup.procs"
+}
+
 # _cg_evacuate CGROUP: move every process of CGROUP to the root cgroup.
 _cg_evacuate() {
 	local pid i
@@ -553,11 +567,13 @@ _cg_rbytes() {
 # to start under emulation, and the cgroup that starts first has the
 # device to itself until the other comes (iocost: a weight-100 cgroup got
 # up to 155 of its reads in that time, twice the 800 one's, and its
-# whole-run share went from 8 to 4; in the window 7.1-8.6).  Each fio runs
-# SECS + 5 s, so the window ends before either does as long as they start
-# within 4.7 s of each other (checked).  The first fio of a guest can take
-# 5 s and more to start (its binary and libraries read from the host):
-# up to 20 s is waited for.  Fails unless each cgroup's bytes on DEV over
+# whole-run share went from 8 to 4; in the window 7.1-8.6).  Neither fio
+# has a run time of its own: both read until the window has closed, then
+# are stopped (_fio_stop), so how far apart a loaded host starts them does
+# not matter (a fixed SECS + 5 s each failed on a loaded CI host, started
+# over 4.7 s apart).  The first fio of a guest can take 5 s and more to
+# start (its binary and libraries read from the host): up to 60 s
+# (FL_TIMEOUT_SCALE'd) is waited for.  Fails unless each cgroup's bytes on DEV over
 # the whole run are its bytes on LOWER: direct I/O reaches map in the
 # submitter, so that is exact on both dm cores (for the raw device DEV is
 # LOWER).  A caller must end its test when _cg_share fails
@@ -573,18 +589,18 @@ _cg_share() {
 	echo $((n + 1)) >"$FL_TMP/share-n"
 	b="$(_cg_rbytes "$lo" "$hi" "$d") $(_cg_rbytes "$lo" "$hi" "$(_devno "$dev")")"
 	_cg_fio "$lo" "share$n-lo" --filename="$dev" --direct=1 --time_based \
-		--runtime=$((secs + 5)) "$@" ${FL_SHARE_LO:+$FL_SHARE_LO} >&2 &
+		--runtime=$((secs + $(_secs 600))) "$@" ${FL_SHARE_LO:+$FL_SHARE_LO} >&2 &
 	plo=$!
 	_cg_fio "$hi" "share$n-hi" --filename="$dev" --direct=1 --time_based \
-		--runtime=$((secs + 5)) "$@" ${FL_SHARE_HI:+$FL_SHARE_HI} >&2 &
+		--runtime=$((secs + $(_secs 600))) "$@" ${FL_SHARE_HI:+$FL_SHARE_HI} >&2 &
 	phi=$!
-	end=$((${EPOCHREALTIME/./} + 20000000))
+	end=$((${EPOCHREALTIME/./} + $(_secs 60) * 1000000))
 	while :; do
 		w0=$(_cg_rbytes "$lo" "$hi" "$d")
 		awk -v b="$b" -v w="$w0" 'BEGIN { split(b, p); split(w, q)
 			exit !(q[1] > p[1] && q[2] > p[2]) }' && break
 		[ "${EPOCHREALTIME/./}" -lt "$end" ] ||
-			_fail "$dev: fio in $lo and $hi not both reading after 20 s"
+			_fail "$dev: fio in $lo and $hi not both reading after $(_secs 60) s"
 		sleep 0.1
 	done
 	sleep 0.3
@@ -592,10 +608,12 @@ _cg_share() {
 	sleep "$secs"
 	w1=$(_cg_rbytes "$lo" "$hi" "$d")
 	if ! _alive "$plo" || ! _alive "$phi"; then
-		_fail "$dev: a fio ended inside the window (they started more than 4.7 s apart)"
+		_fail "$dev: a fio ended inside the window"
 	fi
-	_wait_pid $plo $((secs + $(_secs 60))) || _fail "fio in $lo failed"
-	_wait_pid $phi $((secs + $(_secs 60))) || _fail "fio in $hi failed"
+	_fio_stop "share$n-lo" "$lo"
+	_fio_stop "share$n-hi" "$hi"
+	_wait_pid $plo "$(_secs 60)" || _fail "fio in $lo failed"
+	_wait_pid $phi "$(_secs 60)" || _fail "fio in $hi failed"
 	a="$(_cg_rbytes "$lo" "$hi" "$d") $(_cg_rbytes "$lo" "$hi" "$(_devno "$dev")")"
 	x=$(awk -v b="$b" -v a="$a" 'BEGIN { split(b, p); split(a, q)
 		printf "%.0f %.0f %.0f %.0f", q[1] - p[1], q[2] - p[2], q[3] - p[3], q[4] - p[4] }')

@@ -50,7 +50,13 @@ _guest_dm_mod() {
 	case $2 in
 	stock) ;;
 	nofix|patched)
-		"$lib/build-dm-$2.sh" "$1" "$lib/../out/dm-$2-$1" >&2 || return 1
+		# one build at a time: two shards of a core start together, and
+		# the second one's fresh start (rm -rf) broke the first's build
+		mkdir -p "$lib/../out"
+		(
+			flock 9 || exit 1
+			"$lib/build-dm-$2.sh" "$1" "$lib/../out/dm-$2-$1" >&2
+		) 9>"$lib/../out/dm-$2-$1.lock" || return 1
 		realpath -m "$lib/../out/dm-$2-$1/dm-mod.ko"
 		;;
 	*) echo "unknown dm core $2 (stock, nofix or patched)" >&2; return 2 ;;

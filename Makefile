@@ -1,58 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# make                  build against the running kernel (or, on a machine
-#                       without its headers, the newest installed headers)
-# make KVER=VERSION     build against /lib/modules/VERSION/build
-# make KDIR=DIR         build against a kernel build tree
-# make kmod KVER=V      build for kernel V in build/V/ (what make check and
-#                       tests/vm-run use); kernels whose headers live in the
-#                       sid chroot of scripts/setup-kernels.sh build there
-# make lint             checkpatch.pl --strict and sparse (C=2), the
-#                       module and tools/fastlinearctl with -Werror,
-#                       shellcheck of tools/fastlinear-queue if installed
-# make check            run the test suite in QEMU guests (virtme-ng), on the
-#                       kernel's dm core and on a pre-2df8b310bcfe one
-#                       (DM_CORE=stock|nofix for one, TESTS="group/name ...")
-# make check DEBUG_KERNEL=1
-#                       the same on a 6.1 kernel with KASAN, lockdep,
-#                       kmemleak and DEBUG_ATOMIC_SLEEP, built from Debian's
-#                       source first (tests/lib/build-kernel.sh debug; 28 min
-#                       on 2 CPUs) and only on its own dm core
-# make check-host       run the test suite on this host (root, real kernel)
-# make check-lvm-long   fastlinearctl's randomized loops at full length
-#                       (FL_LVM_LONG=1: tests/lvm/signals, fault-injection)
-# make install          install to /lib/modules/KVER/updates and run depmod,
-#                       and the tools (tools/Makefile: fastlinearctl, its
-#                       config, udev rule and systemd unit)
-# make uninstall        remove them again
-# make tools            build tools/fastlinearctl (libdevmapper)
-# make dkms-install     add, build and install with DKMS for KVER
-# make dkms-uninstall   remove it from DKMS
-# make check-patched    dm-linear and dm-stripe on dm-mod rebuilt with
-#                       upstream/'s series (6.1 and 7.2): counts, blkcg subset
-# make check-install    both installs, each loaded by modprobe in a guest
-# make check-kernels    build and the blkcg tests on each kernel that
-#                       scripts/setup-kernels.sh installed (KERNELS="V ...")
-# make check-cgroup-kernel
-#                       the blkcg tests (io.latency and io.prio.class too) on
-#                       a 6.1 kernel with every blk-cgroup policy, built first
-#                       if need be (tests/lib/build-kernel.sh cgroup), on its
-#                       own and the nofix dm core
-# make durations        tests/durations from the test logs in tests/out (the
-#                       longest time of each test): how make check deals tests
-#                       out to its guests
-# make bench            raw vs dm-linear vs fastlinear in a guest (bench/vm-bench;
-#                       BENCH_ARGS="--reps 5 ..." for bench/run), bench/out/
-# make bench-short      its short mode: a few cells, fails on wrong blkg counts
-# make bench-cgroup     the cgroup experiments of bench/experiments/ (bench/cgroup-exp
-#                       in a guest: io.max, iocost weights, writeback under wbps),
-#                       plots and CSVs to bench/cgroup-exp-results/; part of make bench
-# make demo             what the project does, in one command (bench/demo: builds,
-#                       then runs bench/demo-run here as root if modules load, else in
-#                       a guest under QEMU's instruction counter)
-# make bench-cost       cost per I/O in virtual ns (QEMU icount: 1 ns per guest instruction), bench/vm-cost;
-#                       DM_CORE=stock|nofix|patched, COST_ARGS="--reps 5 ..."; bench-cost-short: its
-#                       2-cell gate; bench-cost-gate: that on every kernel (CI)
+# make help: the targets, each with its "## " line (on the target's
+# line or just above it; make lint fails on a .PHONY target without one).
+# The variables they take:
+#   KVER=VERSION    the kernel to build and test for, /lib/modules/VERSION/build
+#                   (default: the running kernel if its headers are here,
+#                   else the one linux-headers-amd64 points at, else the
+#                   newest installed headers; make print-kver)
+#   KDIR=DIR        a kernel build tree instead
+#   DM_CORE=stock|nofix|patched   make check, bench-cost*: that dm core only
+#   TESTS="group/name ..."        make check, check-host: those tests only
+#   DEBUG_KERNEL=1  make check on a 6.1 kernel with KASAN, lockdep, kmemleak
+#                   and DEBUG_ATOMIC_SLEEP, built from Debian's source first
+#                   (tests/lib/build-kernel.sh debug; 28 min on 2 CPUs), on
+#                   its own dm core only
+#   KERNELS="V ..." make check-kernels: those kernels of the matrix
+#   BENCH_ARGS="--reps 5 ..."     make bench, bench-short: for bench/run
+#   COST_ARGS="--reps 5 ..."      make bench-cost*: for bench/cost
+#   DESTDIR=DIR     make install, uninstall: a staging tree (no depmod)
+#   WERROR=0|1      -Werror, see below
 
 # Default kernel: the running one if its headers are here, else the one
 # Debian's linux-headers-amd64 points at (the test kernel), else the newest.
@@ -78,7 +44,8 @@ comma := ,
 SID_ROOT ?= /var/lib/dm-fastlinear/sid
 SYSROOT ?= $(if $(wildcard $(KDIR)/Makefile),,$(if $(wildcard $(SID_ROOT)$(KDIR)/Makefile),$(SID_ROOT)))
 BUILD_DIR := build/$(KVER)
-VERSION := $(shell sed -n 's/^MODULE_VERSION("\(.*\)");/\1/p' dm-fastlinear.c)
+# VERSION: MODULE_VERSION of dm-fastlinear.c, its one source
+include version.mk
 # -Werror (module: FASTLINEAR_WERROR for Kbuild; tools: WERROR): off in
 # what users build (make, make install, make tools, DKMS, make demo), on in
 # the test, CI and lint targets (WERROR=0 on the command line turns it off)
@@ -90,56 +57,107 @@ check-install: WERROR = 1
 CHECKPATCH ?= $(firstword $(wildcard /usr/src/linux-source-*/scripts/checkpatch.pl))
 SRCS := dm-fastlinear.c fastlinear-compat.h
 
+## the module against KVER's headers, here (the default target)
 all: modules
 
+## the same as all
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) FASTLINEAR_WERROR=$(WERROR) modules
 
 # A copy of the sources per kernel, so that builds for several kernels do
 # not share objects (6.1's kbuild has no separate output directory for
-# external modules).
+# external modules).  Kernels whose headers live in the sid chroot of
+# scripts/setup-kernels.sh build there.
+## the module for KVER in build/KVER/ (make check, tests/vm-run use it)
 kmod: $(if $(filter 1,$(DEBUG_KERNEL)),debug-kernel)
 	mkdir -p $(BUILD_DIR)
 	cp -p Kbuild $(SRCS) $(BUILD_DIR)/
 	$(if $(SYSROOT),scripts/chroot-make $(SYSROOT) $(CURDIR),$(MAKE)) \
 		-C $(KDIR) M=$(CURDIR)/$(BUILD_DIR) FASTLINEAR_WERROR=$(WERROR) modules
 
+## tools/fastlinearctl (libdevmapper)
 tools:
 	$(MAKE) -C tools WERROR=$(WERROR)
 
+## the kernel of DEBUG_KERNEL=1, built if need be
 debug-kernel:
 	tests/lib/build-kernel.sh debug
 
+## remove what the builds made, build/ and tests/out
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tools clean
 	rm -rf tests/out build
 
-lint:
+# make help's list: "## TEXT" above a target's line, or "TARGET: ... ## TEXT"
+# (list=1: the targets alone, one a line)
+HELP_AWK = /^\#\# / { d = substr($$0, 4); next } \
+	/^[a-zA-Z0-9][a-zA-Z0-9_.-]*( [a-zA-Z0-9][a-zA-Z0-9_.-]*)*:([^=]|$$)/ { \
+		t = $$0; sub(/:.*/, "", t); \
+		if (match($$0, / \#\# /)) d = substr($$0, RSTART + 4); \
+		if (d != "" && list) { gsub(/ /, "\n", t); print t } \
+		else if (d != "") printf "  %-20s %s\n", t, d } \
+	{ d = "" }
+
+## this list of the targets
+help:
+	@echo "make [VARIABLE=VALUE ...] TARGET (the variables: the top of the Makefile)"
+	@awk '$(HELP_AWK)' $(MAKEFILE_LIST)
+
+## checkpatch, sparse, -Werror builds, lint-version, lint-scripts
+lint: lint-version lint-scripts
+	@phony=$$(sed -n '/^\.PHONY:/{:a;/\\$$/{N;ba};s/\\\n//g;s/^\.PHONY://;p}' Makefile); \
+	have=$$(awk -v list=1 '$(HELP_AWK)' $(MAKEFILE_LIST)); \
+	for t in $$phony; do printf '%s\n' "$$have" | grep -qxF "$$t" || \
+		{ echo "Makefile: .PHONY target $$t has no ## line for make help"; bad=1; }; done; \
+	exit $${bad:-0}
 	@test -n "$(CHECKPATCH)" || { echo "checkpatch.pl not found: run scripts/setup.sh"; exit 1; }
 	$(CHECKPATCH) --strict --no-tree --show-types -f $(SRCS)
-	@grep -q '^PACKAGE_VERSION="$(VERSION)"$$' dkms.conf || \
-		{ echo "dkms.conf: PACKAGE_VERSION is not MODULE_VERSION $(VERSION)"; exit 1; }
-	@grep -q '\.version = {$(subst .,$(comma) ,$(VERSION))},' dm-fastlinear.c || \
-		{ echo "dm-fastlinear.c: target .version is not MODULE_VERSION $(VERSION)"; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 CF="-Wsparse-error" FASTLINEAR_WERROR=1 modules
 	$(MAKE) -C tools WERROR=1
-	@if command -v shellcheck >/dev/null; then \
-		echo "shellcheck tools/fastlinear-queue"; shellcheck -s sh tools/fastlinear-queue; \
-	else echo "shellcheck not installed: tools/fastlinear-queue not checked"; fi
+	@tools/fastlinearctl --version | grep -qx 'fastlinearctl $(VERSION)' || \
+		{ echo "tools/fastlinearctl --version is not MODULE_VERSION $(VERSION)"; exit 1; }
 
+# the copies of the version that cannot be derived from MODULE_VERSION
+# (version.mk): the target's .version, dkms.conf's PACKAGE_VERSION, and
+# /usr/src/dm-fastlinear-X.Y.Z in the documentation
+VERSION_DOCS = $(wildcard *.md */*.md dkms.conf tools/*.[0-9])
+## MODULE_VERSION's copies in dm-fastlinear.c, dkms.conf and the docs
+lint-version:
+	@echo '$(VERSION)' | grep -qxE '[0-9]+\.[0-9]+\.[0-9]+' || \
+		{ echo "dm-fastlinear.c: MODULE_VERSION is not one X.Y.Z: '$(VERSION)'"; exit 1; }
+	@test "$$(grep -c '\.version = {' dm-fastlinear.c)" = 1 && \
+		grep -qx '	\.version = {$(subst .,$(comma) ,$(VERSION))},' dm-fastlinear.c || \
+		{ echo "dm-fastlinear.c: target .version is not MODULE_VERSION $(VERSION)"; exit 1; }
+	@grep -qx 'PACKAGE_VERSION="$(VERSION)"' dkms.conf || \
+		{ echo "dkms.conf: PACKAGE_VERSION is not MODULE_VERSION $(VERSION)"; exit 1; }
+	@! grep -noE 'dm-fastlinear-[0-9]+\.[0-9]+\.[0-9]+' $(VERSION_DOCS) | \
+		grep -vE ':dm-fastlinear-$(subst .,\.,$(VERSION))$$' || \
+		{ echo "these name another version than MODULE_VERSION $(VERSION)"; exit 1; }
+	@echo "lint-version: $(VERSION) (MODULE_VERSION) in dm-fastlinear.c, dkms.conf, $(words $(VERSION_DOCS)) docs"
+
+## shellcheck on every shell script, Python compiled (scripts/lint-scripts)
+lint-scripts:
+	scripts/lint-scripts
+
+# on the kernel's own dm core (stock) and on one without upstream
+# 2df8b310bcfe (nofix); DM_CORE=stock|nofix: one; TESTS="group/name ..."
+## the test suite in QEMU guests (virtme-ng), stock and nofix dm core
 check: kmod tools
 	mkdir -p tests/out
 	$(if $(DM_CORE),DM_CORES="$(DM_CORE)") FL_SHARDS=$${FL_SHARDS:-auto} \
 		./tests/check --kver $(KVER) $(if $(TESTS),-- $(TESTS))
 
+## lvm/signals, lvm/fault-injection at full length (FL_LVM_LONG=1)
 check-lvm-long: kmod tools
 	FL_LVM_LONG=1 ./tests/vm-run --kver $(KVER) --timeout 21600 --out tests/out/$(KVER)-lvm-long \
 		-- lvm/signals lvm/fault-injection
 
+## the test suite on this host (root, real kernel)
 check-host: modules
 	./tests/run $(TESTS)
 
+## build and blkcg tests on each kernel scripts/setup-kernels.sh installed
 check-kernels:
 	./tests/check-kernels $(KERNELS)
 
@@ -148,9 +166,11 @@ check-kernels:
 # (make check DM_CORE=patched runs the whole patched list on one kernel)
 PATCHED_KERNELS ?= $(KVER) $(shell awk '$$1 ~ /^7\./ { print $$1 }' /var/lib/dm-fastlinear/kernels 2>/dev/null)
 PATCHED_TESTS ?= blkcg/assoc-count blkcg/io-stat@linear blkcg/io-stat@striped blkcg/writeback@striped
+## dm-linear, dm-stripe on dm-mod with upstream/'s series (6.1, 7.2)
 check-patched:
 	DM_CORES=patched FL_KERNEL_TESTS="$(PATCHED_TESTS)" ./tests/check-kernels $(PATCHED_KERNELS)
 
+## both installs (make install, DKMS), each loaded by modprobe in a guest
 check-install: kmod
 	./tests/check-install --kver $(KVER)
 
@@ -159,11 +179,15 @@ check-install: kmod
 # there): the blkcg group on the suite's cgroup kernel, which has them,
 # with the module built for it in build/KVER/, on both dm cores
 # (build-kernel.sh prints the release it built or found on stdout)
+## the blkcg tests on a 6.1 kernel with every blk-cgroup policy, both dm cores
 check-cgroup-kernel:
 	kver=$$(tests/lib/build-kernel.sh cgroup) && \
 	$(MAKE) kmod KVER=$$kver WERROR=$(WERROR) && \
 	DM_CORES="stock nofix" ./tests/check --kver $$kver -- $$(cd tests && ls -d blkcg/*)
 
+# (the longest time of each test: how make check deals the tests out to
+# its guests)
+## tests/durations from the test logs in tests/out
 durations:
 	{ sed '/^[^#]/,$$d' tests/durations; \
 	  cat tests/out/check-*.txt | \
@@ -172,19 +196,24 @@ durations:
 		END { for (k in d) printf "%s %d\n", k, d[k] + 0.5 }' | sort; } >tests/durations.new
 	mv tests/durations.new tests/durations
 
-# DESTDIR=DIR: everything under DIR (a package's staging tree; no depmod)
+# the tools: tools/Makefile (fastlinearctl, its config, udev rule and
+# systemd unit).  DESTDIR=DIR: everything under DIR (a package's staging
+# tree; no depmod)
+## the module to /lib/modules/KVER/updates, depmod, the tools
 install: modules tools
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=updates \
 		$(if $(DESTDIR),INSTALL_MOD_PATH=$(DESTDIR)) modules_install
 	$(if $(DESTDIR),,depmod -a $(KVER))
 	$(MAKE) -C tools install
 
+## remove what make install installed
 uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/updates/dm-fastlinear.ko*
 	$(if $(DESTDIR),,depmod -a $(KVER))
 	$(MAKE) -C tools uninstall
 
 # DKMS builds from its own copy in /usr/src/dm-fastlinear-VERSION.
+## add, build and install with DKMS for KVER
 dkms-install:
 	mkdir -p /usr/src/dm-fastlinear-$(VERSION)
 	cp -p Kbuild dkms.conf $(SRCS) /usr/src/dm-fastlinear-$(VERSION)/
@@ -193,44 +222,56 @@ dkms-install:
 	dkms build -m dm-fastlinear -v $(VERSION) -k $(KVER)
 	dkms install -m dm-fastlinear -v $(VERSION) -k $(KVER)
 
+## remove it from DKMS
 dkms-uninstall:
 	dkms remove -m dm-fastlinear -v $(VERSION) --all
 	rm -rf /usr/src/dm-fastlinear-$(VERSION)
 
+## raw vs dm-linear vs fastlinear in a guest (bench/vm-bench), bench-cgroup
 bench: kmod bench-cgroup
 	./bench/vm-bench --kver $(KVER) -- $(BENCH_ARGS)
 
 # the shipped cgroup experiments in one guest; the files are named in the
 # order they run (the CI one, ci-iomax, runs in make check instead)
 CGROUP_EXPS ?= iomax-dm-vs-lower iocost-weights writeback-wbps
+## bench/experiments/ in a guest, to bench/cgroup-exp-results/
 bench-cgroup: kmod
 	./bench/vm-cgroup-exp --kver $(KVER) --results bench/cgroup-exp-results -- \
 		$(patsubst %,bench/experiments/%.exp,$(CGROUP_EXPS))
 
+# (bench/demo: builds, then runs bench/demo-run here as root if modules
+# load, else in a guest under QEMU's instruction counter)
+## what the project does, in one command
 demo: kmod
 	./bench/demo --kver $(KVER)
 
 # a stalled guest must not eat the CI run: 20 minutes at most
+## bench's short mode: a few cells, fails on wrong blkg counts
 bench-short: kmod
 	./bench/vm-bench --kver $(KVER) --timeout 1200 -- --short $(BENCH_ARGS)
 
-# cost per I/O under QEMU icount (bench/vm-cost, bench/cost); the short
-# mode fails when fastlinear does not cost less than dm-linear
+# cost per I/O under QEMU icount, 1 ns per guest instruction (bench/vm-cost,
+# bench/cost); the short mode fails when fastlinear does not cost less
+# than dm-linear
+## cost per I/O in virtual ns under QEMU icount (bench/vm-cost)
 bench-cost: kmod
 	./bench/vm-cost --kver $(KVER) --dm-core $(or $(DM_CORE),stock) -- $(COST_ARGS)
 
+## bench-cost's 2-cell gate: fastlinear must cost less than dm-linear
 bench-cost-short: kmod
 	./bench/vm-cost --kver $(KVER) --dm-core $(or $(DM_CORE),stock) --timeout 1200 -- --short $(COST_ARGS)
 
 # CI's gate: the short mode on every kernel of the matrix, side by side
 COST_KERNELS ?= $(KVER) $(shell awk '{ print $$1 }' /var/lib/dm-fastlinear/kernels 2>/dev/null)
+## bench-cost-short on every kernel of the matrix, side by side (CI)
 bench-cost-gate:
 	./bench/cost-gate $(COST_KERNELS)
 
+## print KVER, the kernel the targets build for
 print-kver:
 	@echo $(KVER)
 
-.PHONY: print-kver all modules kmod tools debug-kernel clean lint check check-host check-lvm-long check-kernels check-patched \
+.PHONY: help lint-version lint-scripts print-kver all modules kmod tools debug-kernel clean lint check check-host check-lvm-long check-kernels check-patched \
 	check-install check-cgroup-kernel durations \
 	install uninstall dkms-install dkms-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \
 	bench-cgroup demo

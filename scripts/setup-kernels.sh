@@ -13,7 +13,11 @@
 
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
-mirror=http://deb.debian.org/debian
+# shellcheck source=scripts/apt-mirror.sh
+. "$(dirname "$0")/apt-mirror.sh"
+# the Debian mirror of the machine's own apt sources, for the extra suites
+# (not looked for when FL_KERNELS="" installs none)
+[ -z "${FL_KERNELS-6.12 7.2}" ] || mirror=$(apt_mirror)
 state=/var/lib/dm-fastlinear
 sid=$state/sid
 list=$state/kernels

@@ -2,6 +2,8 @@
 # Install everything the build, lint and the guest test suite need on a
 # Debian bookworm machine (run as root).  Idempotent.
 set -euo pipefail
+# shellcheck source=scripts/apt-mirror.sh
+. "$(dirname "$0")/apt-mirror.sh"
 
 KVER_PKG=${KVER_PKG:-amd64}	# linux-image-$KVER_PKG / linux-headers-$KVER_PKG
 export DEBIAN_FRONTEND=noninteractive
@@ -13,15 +15,16 @@ apt-get install -y --no-install-recommends \
 	qemu-system-x86 busybox-static kmod udev file iproute2 kbd \
 	util-linux util-linux-extra python3 python3-argcomplete python3-requests \
 	fio dmsetup e2fsprogs jq gnuplot-nox dkms debootstrap \
-	lvm2 libdevmapper-dev libudev-dev pkg-config
+	lvm2 libdevmapper-dev libudev-dev pkg-config shellcheck
 
 # virtme-ng is only in sid (arch all; its dependencies come from bookworm,
 # installed above).  Fetch it with a private apt state so the machine's own
-# sources and package lists stay untouched.
+# sources and package lists stay untouched, from the mirror they name.
 if ! command -v vng >/dev/null; then
+	mirror=$(apt_mirror)
 	state=$(mktemp -d)
 	mkdir -p "$state/lists/partial" "$state/cache/archives/partial"
-	echo "deb http://deb.debian.org/debian sid main" >"$state/sid.list"
+	echo "deb $mirror sid main" >"$state/sid.list"
 	sidapt=(-o Dir::Etc::SourceList="$state/sid.list"
 		-o Dir::Etc::SourceParts=/dev/null
 		-o Dir::State::Lists="$state/lists"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """summary.md and ratios.png from what bench/run wrote in DIR.
 
-Usage: bench/report DIR   (bench/run calls it; bench/run --report DIR too)
+Usage: bench/report.py DIR   (bench/run calls it; bench/run --report DIR too)
 IOPS: median [min-max] of the repetitions per stack.  Ratios fast/linear
 and fast/raw: median [min-max] of the per-repetition ratios (the stacks of
 one repetition ran back to back), as a change in percent.

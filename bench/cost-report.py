@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """summary.csv, summary.md and cost.png from what bench/cost wrote in DIR.
 
-Usage: bench/cost-report DIR [DIR ...]   (bench/vm-cost calls it)
-       bench/cost-report --compare DIR ...  (one table of fast-linear and
-                                             linear-raw over several runs)
+Usage: bench/cost-report.py DIR [DIR ...]   (bench/vm-cost calls it)
+       bench/cost-report.py --compare DIR ...  (one table of fast-linear
+                                                and linear-raw over several
+                                                runs)
 Per cell and stack: median [min-max] and spread (max - min) of the
 repetitions, in (virtual) ns per I/O; fast-linear and stack-raw: the
 difference of the medians, with [min..max] of the per-repetition

@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# apt_mirror: the Debian mirror this machine's apt already uses, for the
+# private apt states and the sid chroot of scripts/setup.sh and
+# scripts/setup-kernels.sh (no mirror host is written into the scripts).
+# Asks apt itself (apt-get indextargets: what apt-get update fetches, read
+# from every sources file apt reads): the first repository with main of
+# the release's own codename (VERSION_CODENAME of /etc/os-release, not
+# -security or -updates), one whose Release file says "Origin: Debian"
+# first (a vendor's repository may name the codename too; the Origin is
+# known once apt-get update has run).  Prints its URI, no trailing slash;
+# fails with a message when there is none.
+apt_mirror() {
+	local codename origin u=''
+
+	codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+	[ -n "$codename" ] || { echo "apt_mirror: no VERSION_CODENAME in /etc/os-release" >&2; return 1; }
+	for origin in "Origin: Debian" ""; do
+		# shellcheck disable=SC2016 # $(REPO_URI) is apt's field, not ours
+		u=$(apt-get indextargets --format '$(REPO_URI)' "Identifier: Packages" \
+			"Release: $codename" "Component: main" ${origin:+"$origin"} | sed -n 1p)
+		[ -z "$u" ] || break
+	done
+	[ -n "$u" ] || { echo "apt_mirror: apt has no source for $codename main" >&2; return 1; }
+	echo "${u%/}"
+}

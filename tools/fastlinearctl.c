@@ -377,8 +377,16 @@ static bool is_lvm_layer(const struct dev *d)
 	return !strncmp(d->uuid, "LVM-", 4) && !is_top_lv(d);
 }
 
-/* every dm device name, in *names (NULL-terminated); returns the count */
-static int dm_list(char ***names)
+static void names_free(char **names, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static int dm_list_once(char ***names)
 {
 	struct dm_task *dmt = dm_task_create(DM_DEVICE_LIST);
 	struct dm_names *nl;
@@ -388,35 +396,49 @@ static int dm_list(char ***names)
 
 	*names = calloc(1, sizeof(char *));
 	if (!dmt || !*names || !dm_task_run(dmt))
-		goto out;
+		goto fail;
 	nl = dm_task_get_names(dmt);
-	if (!nl || !nl->dev)
+	if (!nl)
+		goto fail;
+	if (!nl->dev)
 		goto out;
 	do {
 		nl = (struct dm_names *)((char *)nl + next);
 		more = realloc(*names, (n + 2) * sizeof(char *));
 		if (!more)
-			break;
+			goto fail;
 		*names = more;
 		(*names)[n] = strdup(nl->name);
-		if ((*names)[n])
-			n++;
-		(*names)[n] = NULL;
+		if (!(*names)[n])
+			goto fail;
+		(*names)[++n] = NULL;
 		next = nl->next;
 	} while (next);
 out:
+	dm_task_destroy(dmt);
+	return n;
+fail:
 	if (dmt)
 		dm_task_destroy(dmt);
-	return n;
+	names_free(*names, n);
+	*names = NULL;
+	return -1;
 }
 
-static void names_free(char **names, int n)
+/*
+ * Every dm device name, in *names (NULL-terminated); returns the count,
+ * or -1 with a message.  Tried twice, as the reads (dm_read): a list cut
+ * short would make a VG's pvmove or a device the user named look absent.
+ */
+static int dm_list(char ***names)
 {
-	int i;
+	int n = dm_list_once(names);
 
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	if (n < 0)
+		n = dm_list_once(names);
+	if (n < 0)
+		err("cannot list the dm devices");
+	return n;
 }
 
 /* the dm device whose sysfs folder holds PATH (.../dm/name) */
@@ -445,7 +467,8 @@ static bool is_kname(const char *s)
 /*
  * DEV as the user gave it: a dm name, /dev/mapper/NAME, /dev/dm-N, dm-N or
  * any block device node of a dm device (/dev/VG/LV), VG/LV, or a dm UUID.
- * Fills D; returns 0, or -1 (no such device).
+ * Fills D; returns 0, -1 (no such device) or -2 (the devices could not
+ * be listed: said, and no reason to think it gone).
  */
 static int resolve(const char *arg, struct dev *d)
 {
@@ -470,6 +493,8 @@ static int resolve(const char *arg, struct dev *d)
 		return dev_info_sysfs(path, d);
 	}
 	n = dm_list(&names);
+	if (n < 0)
+		return -2;
 	for (i = 0; i < n && ret; i++) {
 		struct dev c;
 
@@ -917,19 +942,24 @@ out:
 	return ok ? 0 : -1;
 }
 
-/* the device is held suspended by LVM's pvmove (VG-pvmoveN exists) */
-static bool vg_has_pvmove(const struct dev *d)
+/*
+ * The device may be held suspended by LVM's pvmove (VG-pvmoveN exists):
+ * 1 if so, 0 if not, -1 if the devices cannot be listed (then nobody can
+ * say, and the caller refuses).
+ */
+static int vg_has_pvmove(const struct dev *d)
 {
 	char **names;
-	int i, n = dm_list(&names);
-	bool found = false;
+	int i, n = dm_list(&names), found = 0;
 
+	if (n < 0)
+		return -1;
 	for (i = 0; i < n; i++) {
 		struct dev c;
 
 		if (!dev_info(names[i], &c) && !strcmp(c.vg, d->vg) &&
 		    !strncmp(c.lv, "pvmove", 6))
-			found = true;
+			found = 1;
 	}
 	names_free(names, n);
 	return found;
@@ -999,6 +1029,32 @@ static bool report_live(const struct dev *d, const struct table *old,
 }
 
 /*
+ * Nobody changed the live table, or loaded over ours, since we read it:
+ * 0, or -1 with a message (a read that failed twice is not a change, and
+ * dm_read says so).
+ */
+static int tables_unchanged(const struct dev *d, const struct table *live,
+			    const struct table *want)
+{
+	struct table t;
+	bool same;
+
+	if (dm_read(d->name, DM_DEVICE_TABLE, false, &t))
+		return -1;
+	same = table_equal(&t, live);
+	table_free(&t);
+	if (same) {
+		if (dm_read(d->name, DM_DEVICE_TABLE, true, &t))
+			return -1;
+		same = table_equal(&t, want);
+		table_free(&t);
+	}
+	if (!same)
+		err("%s: refused: its table changed while it was being converted", d->name);
+	return same ? 0 : -1;
+}
+
+/*
  * Load WANT, check nobody changed anything meanwhile, suspend, resume:
  * signals blocked throughout, memory locked while the device may be
  * suspended, messages held until it runs again (critical_begin).
@@ -1007,7 +1063,6 @@ static bool report_live(const struct dev *d, const struct table *old,
 static int swap_tables(const struct dev *d, const struct table *live,
 		       const struct table *want, uint16_t flags)
 {
-	struct table t = { 0 };
 	int ret;
 
 	critical_begin();
@@ -1017,12 +1072,7 @@ static int swap_tables(const struct dev *d, const struct table *live,
 		ret = recover(d, flags);
 		goto out;
 	}
-	/* nobody changed the live table, or loaded over ours, meanwhile */
-	if (dm_read(d->name, DM_DEVICE_TABLE, false, &t) || !table_equal(&t, live) ||
-	    (table_free(&t), dm_read(d->name, DM_DEVICE_TABLE, true, &t)) ||
-	    !table_equal(&t, want)) {
-		err("%s: refused: its table changed while it was being converted; inactive table cleared",
-		    d->name);
+	if (tables_unchanged(d, live, want)) {
 		ret = recover(d, flags);
 		goto out;
 	}
@@ -1040,7 +1090,6 @@ static int swap_tables(const struct dev *d, const struct table *live,
 	munlockall();
 out:
 	critical_end();
-	table_free(&t);
 	return ret;
 }
 
@@ -1057,10 +1106,13 @@ static int swap_one(const char *arg, enum op op)
 	const char *verb = op == OP_CONVERT ? "convert" : "revert";
 	struct table live = { 0 }, want = { 0 }, now = { 0 };
 	char name[DM_NAME_LEN], lock[PATH_MAX];
-	int i, lockfd = -1, ret = EXIT_FAILED, changed = 0;
+	int i, lockfd = -1, ret = EXIT_FAILED, changed = 0, pvmove, r;
 	struct dev d;
 
-	if (resolve(arg, &d)) {
+	r = resolve(arg, &d);
+	if (r == -2)
+		return EXIT_FAILED;
+	if (r) {
 		/* a udev job for a device removed meanwhile */
 		if (configured_only) {
 			msg("%s: gone: nothing to do\n", arg);
@@ -1110,7 +1162,13 @@ static int swap_one(const char *arg, enum op op)
 			goto out;
 		}
 	}
-	if (d.vg[0] && vg_has_pvmove(&d)) {
+	pvmove = d.vg[0] ? vg_has_pvmove(&d) : 0;
+	if (pvmove < 0) {
+		err("%s: refused: cannot tell whether a pvmove is in progress in VG %s",
+		    d.name, d.vg);
+		goto out;
+	}
+	if (pvmove) {
 		if (configured_only) {
 			/* LVM reloads it when the move ends: udev queues us again */
 			msg("%s: skipped: a pvmove is in progress in VG %s\n", d.name, d.vg);
@@ -1334,12 +1392,14 @@ static int status_one(const char *arg, int *shown)
 	struct table t = { 0 }, st = { 0 };
 	char assoc[32] = "", core[32] = "";
 	const char *state;
-	int i, nfl, nlin;
+	int i, nfl, nlin, r;
 	struct dev d;
 	bool was;
 
-	if (resolve(arg, &d))
-		return status_fail(arg, "no such device-mapper device");
+	r = resolve(arg, &d);
+	if (r)
+		return status_fail(arg, r == -2 ? "cannot list the dm devices" :
+				   "no such device-mapper device");
 	if (dm_read(d.name, DM_DEVICE_TABLE, false, &t) ||
 	    dm_read(d.name, DM_DEVICE_STATUS, false, &st)) {
 		table_free(&t);
@@ -1434,6 +1494,8 @@ static int every_device(enum op op, int *shown)
 	int i, n, r, ret = EXIT_DONE;
 
 	n = dm_list(&names);
+	if (n < 0)
+		return EXIT_FAILED;
 	for (i = 0; i < n; i++) {
 		struct dev d;
 		struct table t;

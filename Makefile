@@ -162,12 +162,16 @@ check-kernels:
 	./tests/check-kernels $(KERNELS)
 
 # the in-tree targets on dm-mod rebuilt with upstream/'s series, on 6.1 and
-# 7.2: association counts and a blkcg subset through linear and striped
-# (make check DM_CORE=patched runs the whole patched list on one kernel)
+# 7.2: association counts and a blkcg subset through linear and striped,
+# the tests that declare KERNELS="patched[@TARGET]" (tests/run --list
+# --kernels patched; make check DM_CORE=patched runs the whole patched
+# list on one kernel)
 PATCHED_KERNELS ?= $(KVER) $(shell awk '$$1 ~ /^7\./ { print $$1 }' /var/lib/dm-fastlinear/kernels 2>/dev/null)
-PATCHED_TESTS ?= blkcg/assoc-count blkcg/io-stat@linear blkcg/io-stat@striped blkcg/writeback@striped
+PATCHED_TESTS ?= $(shell tests/run --list --kernels patched)
 ## dm-linear, dm-stripe on dm-mod with upstream/'s series (6.1, 7.2)
 check-patched:
+	@test -n "$(strip $(PATCHED_TESTS))" || \
+		{ echo "check-patched: no tests (tests/run --list --kernels patched)"; exit 1; }
 	DM_CORES=patched FL_KERNEL_TESTS="$(PATCHED_TESTS)" ./tests/check-kernels $(PATCHED_KERNELS)
 
 ## both installs (make install, DKMS), each loaded by modprobe in a guest
@@ -177,13 +181,16 @@ check-install: kmod
 # Debian's kernels leave out CONFIG_BLK_CGROUP_IOLATENCY and
 # CONFIG_BLK_CGROUP_IOPRIO (tests/blkcg/io-latency and io-prio skip
 # there): the blkcg group on the suite's cgroup kernel, which has them,
-# with the module built for it in build/KVER/, on both dm cores
-# (build-kernel.sh prints the release it built or found on stdout)
+# with the module built for it in build/KVER/, on both dm cores: the
+# tests that declare KERNELS="cgroup" (tests/run --list --kernels cgroup;
+# build-kernel.sh prints the release it built or found on stdout)
 ## the blkcg tests on a 6.1 kernel with every blk-cgroup policy, both dm cores
 check-cgroup-kernel:
+	tests=$$(tests/run --list --kernels cgroup) && [ -n "$$tests" ] || \
+		{ echo "check-cgroup-kernel: no tests (tests/run --list --kernels cgroup)"; exit 1; }; \
 	kver=$$(tests/lib/build-kernel.sh cgroup) && \
 	$(MAKE) kmod KVER=$$kver WERROR=$(WERROR) && \
-	DM_CORES="stock nofix" ./tests/check --kver $$kver -- $$(cd tests && ls -d blkcg/*)
+	DM_CORES="stock nofix" ./tests/check --kver $$kver -- $$tests
 
 # (the longest time of each test: how make check deals the tests out to
 # its guests)

@@ -71,7 +71,7 @@ _lvm_conf() {
 	printf '%s\n' "$@" >"$FASTLINEAR_CONF"
 }
 
-# _lvm_pv KIND [SIZE_MB]: a lower device (common.sh) made a PV; prints it
+# _lvm_pv KIND [SIZE_MB]: a lower device (nullb.sh) made a PV; prints it
 _lvm_pv() {
 	local dev
 

@@ -28,7 +28,7 @@ _guest_kind() {
 _guest_module() {
 	local src
 
-	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 	if [ -n "${FL_MODULE:-}" ]; then
 		realpath -m "$FL_MODULE"
 	elif [ -e "$src/build/$1/dm-fastlinear.ko" ]; then
@@ -40,24 +40,25 @@ _guest_module() {
 
 # _guest_dm_mod KVER CORE: the dm-mod.ko to insmod for dm core CORE: none
 # for stock (the kernel's own), else built from Debian's source by
-# tests/lib/build-dm-CORE.sh (nofix: without upstream 2df8b310bcfe;
-# patched: with upstream/'s series); status 1 if the build fails, 2 for an
-# unknown core
+# rig/build-dm-CORE.sh (nofix: without upstream 2df8b310bcfe; patched:
+# with upstream/'s series) into build/dm-CORE-KVER/; status 1 if the
+# build fails, 2 for an unknown core
 _guest_dm_mod() {
-	local lib
+	local rig build
 
-	lib=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	rig=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	build=$(dirname "$rig")/build
 	case $2 in
 	stock) ;;
 	nofix|patched)
 		# one build at a time: two shards of a core start together, and
 		# the second one's fresh start (rm -rf) broke the first's build
-		mkdir -p "$lib/../out"
+		mkdir -p "$build"
 		(
 			flock 9 || exit 1
-			"$lib/build-dm-$2.sh" "$1" "$lib/../out/dm-$2-$1" >&2
-		) 9>"$lib/../out/dm-$2-$1.lock" || return 1
-		realpath -m "$lib/../out/dm-$2-$1/dm-mod.ko"
+			"$rig/build-dm-$2.sh" "$1" "$build/dm-$2-$1" >&2
+		) 9>"$build/dm-$2-$1.lock" || return 1
+		realpath -m "$build/dm-$2-$1/dm-mod.ko"
 		;;
 	*) echo "unknown dm core $2 (stock, nofix or patched)" >&2; return 2 ;;
 	esac
@@ -68,7 +69,7 @@ _guest_dm_mod() {
 _guest_kver() {
 	local src
 
-	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 	if [ -n "${1:-}" ]; then
 		echo "$1"
 	else

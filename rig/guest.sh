@@ -121,7 +121,7 @@ _guest_prepare() {
 # vng's own chatter and the boot loader's on its stderr (and virtme-init's
 # "Powering off." once the command has ended: the command's last line
 # stays the last line)
-_guest_noise='^(\[ *[0-9]+\.[0-9]+\]|virtme: waiting for virtiofsd|fuse: invalid argument|virtme-run: failed to start virtiofsd|Probing EDD|Memory KASLR|Poking KASLR|Powering off\.$)'
+_guest_noise='^(\[ *[0-9]+\.[0-9]+\]|virtme: waiting for virtiofsd|fuse: invalid argument|virtme-run: failed to start virtiofsd|Probing EDD|Memory KASLR|Poking KASLR|Powering off\.[[:space:]]*$)'
 
 # _guest_run OUT TIMEOUT IMAGE CMD ICOUNT: boot IMAGE, run the shell
 # command CMD, OUT writable (rig/vm).  A crash must end the run at once

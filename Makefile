@@ -12,7 +12,7 @@
 #   TESTS="group/name ..."        make check, check-host: those tests only
 #   DEBUG_KERNEL=1  make check on a 6.1 kernel with KASAN, lockdep, kmemleak
 #                   and DEBUG_ATOMIC_SLEEP, built from Debian's source first
-#                   (tests/lib/build-kernel.sh debug; 28 min on 2 CPUs), on
+#                   (rig/build-kernel.sh debug; 28 min on 2 CPUs), on
 #                   its own dm core only
 #   KERNELS="V ..." make check-kernels: those kernels of the matrix
 #   BENCH_ARGS="--reps 5 ..."     make bench, bench-short: for bench/run
@@ -29,7 +29,7 @@ KVER ?= $(shell if [ -d /lib/modules/$$(uname -r)/build ]; then uname -r; \
 	else ls -1 /lib/modules | sort -V | while read v; do \
 	[ -d /lib/modules/$$v/build ] && echo $$v; done | tail -1; fi; fi)
 ifeq ($(DEBUG_KERNEL),1)
-KVER := $(shell tests/lib/build-kernel.sh debug --kver)
+KVER := $(shell rig/build-kernel.sh debug --kver)
 DM_CORE ?= stock
 # KASAN and lockdep under emulation: several times slower
 export FL_VM_TIMEOUT ?= 14400
@@ -81,7 +81,7 @@ tools:
 
 ## the kernel of DEBUG_KERNEL=1, built if need be
 debug-kernel:
-	tests/lib/build-kernel.sh debug
+	rig/build-kernel.sh debug
 
 ## remove what the builds made, build/ and tests/out
 clean:
@@ -188,7 +188,7 @@ check-install: kmod
 check-cgroup-kernel:
 	tests=$$(tests/run --list --kernels cgroup) && [ -n "$$tests" ] || \
 		{ echo "check-cgroup-kernel: no tests (tests/run --list --kernels cgroup)"; exit 1; }; \
-	kver=$$(tests/lib/build-kernel.sh cgroup) && \
+	kver=$$(rig/build-kernel.sh cgroup) && \
 	$(MAKE) kmod KVER=$$kver WERROR=$(WERROR) && \
 	DM_CORES="stock nofix" ./tests/check --kver $$kver -- $$tests
 

@@ -68,7 +68,7 @@ k72() {
 	[ -n "$hdr" ] || { echo "setup-kernels: no 7.2 headers in sid" >&2; return 1; }
 	kver=${hdr#linux-headers-}
 	# linux-source-7.2: the tree upstream/v7.2 applies to, for the patched
-	# dm core (tests/lib/build-dm-patched.sh)
+	# dm core (rig/build-dm-patched.sh)
 	"${capt[@]}" install -y --no-install-recommends gcc-16 make libelf-dev "$hdr" \
 		linux-source-7.2 xz-utils >&2
 	if [ ! -e "/boot/vmlinuz-$kver" ] || [ ! -d "/lib/modules/$kver/kernel" ]; then

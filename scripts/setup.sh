@@ -36,7 +36,7 @@ if ! command -v vng >/dev/null; then
 fi
 
 # Kernel source for checkpatch.pl and for the pre-fix dm-mod the blkcg
-# tests build (tests/lib/build-dm-nofix.sh).
+# tests build (rig/build-dm-nofix.sh).
 src=/usr/src/linux-source-6.1
 if [ ! -x "$src/scripts/checkpatch.pl" ]; then
 	tar -C /usr/src -xJf /usr/src/linux-source-6.1.tar.xz \

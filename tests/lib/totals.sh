@@ -4,8 +4,8 @@
 # check-install): guests side by side, and the totals of their
 # "N passed, N failed" result lines.
 
-# shellcheck source=tests/lib/guest.sh
-. "$(dirname "${BASH_SOURCE[0]}")/guest.sh"
+# shellcheck source=rig/guest.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../rig/guest.sh"
 
 # _add_totals FILE: add FILE's last result line (also left in $line) to
 # $passed and $failed; without one (the guest died) count one failure and

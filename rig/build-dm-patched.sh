@@ -15,13 +15,13 @@
 
 set -eu
 lib=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=tests/lib/dm-mod-build.sh
+# shellcheck source=rig/dm-mod-build.sh
 . "$lib/dm-mod-build.sh"
 [ $# = 2 ] || { echo "usage: $0 KVER OUTDIR"; exit 2; }
 kver=$1
 out=$(realpath -m "$2")
 series=$(echo "$kver" | cut -d. -f1-2)
-patches=$(realpath -m "$lib/../../upstream/v$series")
+patches=$(realpath -m "$lib/../upstream/v$series")
 sid=${SID_ROOT:-/var/lib/dm-fastlinear/sid}
 kdir=/lib/modules/$kver/build
 

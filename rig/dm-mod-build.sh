@@ -57,7 +57,7 @@ _dmb_build() {
 		fi
 	} >"$dir/Kbuild"
 	if [ -n "$root" ]; then
-		"$(dirname "${BASH_SOURCE[0]}")/../../scripts/chroot-make" "$root" "$dir" \
+		"$(dirname "${BASH_SOURCE[0]}")/../scripts/chroot-make" "$root" "$dir" \
 			-C "$kdir" M="$dir" modules >"$log" 2>&1
 	else
 		make -C "$kdir" M="$dir" modules >"$log" 2>&1

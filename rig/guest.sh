@@ -1,8 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
-# For tests/vm-run and bench/vm-*: boot a Debian kernel in QEMU with
-# virtme-ng and run one command inside.  KVM only where the CPU has
-# hardware virtualisation, else TCG.
+# The guest launcher's library (rig/vm: boot a Debian kernel in QEMU with
+# virtme-ng and run one command inside; KVM only where the CPU has
+# hardware virtualisation, else TCG).  Its callers (tests/vm-run,
+# bench/vm-*, bench/demo) source it too, for what they need to know
+# before the boot: the kernel (_guest_kver), the module (_guest_module),
+# the accelerator (_guest_kind, _guest_icount), and tests/lib/totals.sh
+# for _guest_accel.
 
 # _guest_accel: vng's flag for the accelerator ("" for KVM)
 _guest_accel() {
@@ -13,9 +17,22 @@ _guest_accel() {
 	fi
 }
 
-# _guest_kind: the accelerator, for the runners' first line
+# _guest_icount [on|off]: whether the guest runs under QEMU's instruction
+# counter: the argument if given, else on if FL_ICOUNT=1, else off
+_guest_icount() {
+	case ${1:-} in
+	on|off) echo "$1" ;;
+	'') if [ "${FL_ICOUNT:-0}" = 1 ]; then echo on; else echo off; fi ;;
+	*) echo "icount $1: on or off" >&2; return 2 ;;
+	esac
+}
+
+# _guest_kind [ICOUNT]: the accelerator, for the runners' first line and
+# BENCH_GUEST (ICOUNT as _guest_icount takes it)
 _guest_kind() {
-	if [ -n "$(_guest_accel)" ]; then
+	if [ "$(_guest_icount "${1:-}")" = on ]; then
+		echo "TCG -icount shift=0,sleep=off, 1 vCPU"
+	elif [ -n "$(_guest_accel)" ]; then
 		echo "TCG (QEMU software emulation, one host thread)"
 	else
 		echo KVM
@@ -28,7 +45,7 @@ _guest_kind() {
 _guest_module() {
 	local src
 
-	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 	if [ -n "${FL_MODULE:-}" ]; then
 		realpath -m "$FL_MODULE"
 	elif [ -e "$src/build/$1/dm-fastlinear.ko" ]; then
@@ -40,24 +57,25 @@ _guest_module() {
 
 # _guest_dm_mod KVER CORE: the dm-mod.ko to insmod for dm core CORE: none
 # for stock (the kernel's own), else built from Debian's source by
-# tests/lib/build-dm-CORE.sh (nofix: without upstream 2df8b310bcfe;
-# patched: with upstream/'s series); status 1 if the build fails, 2 for an
-# unknown core
+# rig/build-dm-CORE.sh (nofix: without upstream 2df8b310bcfe; patched:
+# with upstream/'s series) into build/dm-CORE-KVER/; status 1 if the
+# build fails, 2 for an unknown core
 _guest_dm_mod() {
-	local lib
+	local rig build
 
-	lib=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	rig=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	build=$(dirname "$rig")/build
 	case $2 in
 	stock) ;;
 	nofix|patched)
 		# one build at a time: two shards of a core start together, and
 		# the second one's fresh start (rm -rf) broke the first's build
-		mkdir -p "$lib/../out"
+		mkdir -p "$build"
 		(
 			flock 9 || exit 1
-			"$lib/build-dm-$2.sh" "$1" "$lib/../out/dm-$2-$1" >&2
-		) 9>"$lib/../out/dm-$2-$1.lock" || return 1
-		realpath -m "$lib/../out/dm-$2-$1/dm-mod.ko"
+			"$rig/build-dm-$2.sh" "$1" "$build/dm-$2-$1" >&2
+		) 9>"$build/dm-$2-$1.lock" || return 1
+		realpath -m "$build/dm-$2-$1/dm-mod.ko"
 		;;
 	*) echo "unknown dm core $2 (stock, nofix or patched)" >&2; return 2 ;;
 	esac
@@ -68,7 +86,7 @@ _guest_dm_mod() {
 _guest_kver() {
 	local src
 
-	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 	if [ -n "${1:-}" ]; then
 		echo "$1"
 	else
@@ -76,14 +94,14 @@ _guest_kver() {
 	fi
 }
 
-# _guest_prepare WHO KVER CORE OUT: what every runner does before the
-# boot.  Checks that KVER's image and the module under test
-# (_guest_module) are there, makes OUT afresh with a copy of the module
-# (the module as it was at the start, whatever gets rebuilt meanwhile),
-# and sets image and guest_env: the environment the guest's command gets
-# (FL_DM_CORE, FL_MODPARAMS, FL_MODULE: the copy, and FL_DM_MOD for a
-# rebuilt dm core).  Status 1 with a message if something is missing, 2
-# for an unknown dm core.
+# _guest_prepare WHO KVER CORE OUT: what rig/vm does before the boot.
+# Checks that KVER's image and the module under test (_guest_module) are
+# there, builds the dm core (_guest_dm_mod), makes OUT afresh with a copy
+# of the module (the module as it was at the start, whatever gets rebuilt
+# meanwhile), and sets image and guest_env: the environment the guest's
+# command gets (FL_DM_CORE, FL_MODPARAMS, FL_MODULE: the copy, and
+# FL_DM_MOD for a rebuilt dm core).  Status 1 with a message if something
+# is missing, 2 for an unknown dm core.
 _guest_prepare() {
 	local who=$1 kver=$2 core=$3 out=$4 module dm_mod
 
@@ -100,15 +118,17 @@ _guest_prepare() {
 	echo "$who: kernel $kver, dm core $core, module $module"
 }
 
-# vng's own chatter and the boot loader's on its stderr
-_guest_noise='^(\[ *[0-9]+\.[0-9]+\]|virtme: waiting for virtiofsd|fuse: invalid argument|virtme-run: failed to start virtiofsd|Probing EDD|Memory KASLR|Poking KASLR)'
+# vng's own chatter and the boot loader's on its stderr (and virtme-init's
+# "Powering off." once the command has ended: the command's last line
+# stays the last line)
+_guest_noise='^(\[ *[0-9]+\.[0-9]+\]|virtme: waiting for virtiofsd|fuse: invalid argument|virtme-run: failed to start virtiofsd|Probing EDD|Memory KASLR|Poking KASLR|Powering off\.[[:space:]]*$)'
 
-# _guest_run OUT TIMEOUT IMAGE CMD: boot IMAGE, run CMD, OUT writable.
-# A crash must end the run at once (oops=panic, panic=-1) and say why:
-# the kernel console (warnings and worse) goes to OUT/kernel.log; the
-# guest's own stderr still reaches ours.
+# _guest_run OUT TIMEOUT IMAGE CMD ICOUNT: boot IMAGE, run the shell
+# command CMD, OUT writable (rig/vm).  A crash must end the run at once
+# (oops=panic, panic=-1) and say why: the kernel console (warnings and
+# worse) goes to OUT/kernel.log; the guest's own stderr still reaches ours.
 _guest_run() {
-	local out=$1 timeout=$2 image=$3 cmd=$4 accel cpus=2
+	local out=$1 timeout=$2 image=$3 cmd=$4 icount=$5 accel cpus=2
 	local args="oops=panic panic=-1 softlockup_panic=1 loglevel=5"
 	local -a qopts=()
 
@@ -121,11 +141,11 @@ _guest_run() {
 	# within 100 cycles that way; with thread=single, 1000 cycles ran clean.
 	# It costs ~8% of a guest's time and frees a host CPU for another guest.
 	[ -n "$accel" ] && qopts=("--qemu-opts=-accel tcg,thread=single")
-	# FL_ICOUNT=1 (bench/vm-cost): one vCPU under TCG with QEMU's
-	# instruction counter, whose clock advances 1 ns per guest
+	# icount on (rig/vm --icount on, bench/vm-cost): one vCPU under TCG
+	# with QEMU's instruction counter, whose clock advances 1 ns per guest
 	# instruction and skips idle time: a CPU-bound fio run's latencies
 	# are instruction counts, whatever the host is doing.  TCG only.
-	if [ "${FL_ICOUNT:-0}" = 1 ]; then
+	if [ "$icount" = on ]; then
 		accel=--disable-kvm cpus=1
 		qopts=("--qemu-opts=-accel tcg,thread=single -icount shift=0,sleep=off")
 	fi
@@ -139,9 +159,14 @@ _guest_run() {
 	} 3>&1
 }
 
-# _guest_died WHO OUT RC: report a guest that never finished
+# _guest_died WHO OUT RC TIMEOUT: report a guest that never finished (RC:
+# _guest_run's status; 124: timeout killed it after TIMEOUT seconds)
 _guest_died() {
-	echo "$1: the guest died before it finished (rc $3): crash or hang"
+	if [ "$3" = 124 ]; then
+		echo "$1: the guest did not finish within its timeout ($4 s): hang, or too slow"
+	else
+		echo "$1: the guest died before it finished (rc $3): crash or hang"
+	fi
 	echo "$1: its last kernel messages ($2/kernel.log):"
 	tail -n 40 "$2/kernel.log" | sed 's/^/    /'
 }

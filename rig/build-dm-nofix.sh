@@ -8,7 +8,7 @@
 # Usage: build-dm-nofix.sh KVER OUTDIR   (reuses OUTDIR/dm-mod.ko if built)
 
 set -eu
-# shellcheck source=tests/lib/dm-mod-build.sh
+# shellcheck source=rig/dm-mod-build.sh
 . "$(dirname "$0")/dm-mod-build.sh"
 kver=$1
 out=$2

@@ -15,6 +15,8 @@
 #                   (rig/build-kernel.sh debug; 28 min on 2 CPUs), on
 #                   its own dm core only
 #   KERNELS="V ..." make check-kernels: those kernels of the matrix
+#   FULL=1          make check-kernels: the full matrix (the tests that
+#                   declare KERNELS="all" or "matrix"), not CI's part
 #   BENCH_ARGS="--reps 5 ..."     make bench, bench-short: for bench/run
 #   COST_ARGS="--reps 5 ..."      make bench-cost*: for bench/cost
 #   DESTDIR=DIR     make install, uninstall: a staging tree (no depmod)
@@ -157,9 +159,9 @@ check-lvm-long: kmod tools
 check-host: modules
 	./tests/run $(TESTS)
 
-## build and blkcg tests on each kernel scripts/setup-kernels.sh installed
+## build and blkcg tests on each kernel scripts/setup-kernels.sh installed (FULL=1: all)
 check-kernels:
-	./tests/check-kernels $(KERNELS)
+	FL_KERNEL_SET=$(if $(filter 1,$(FULL)),full,all) ./tests/check-kernels $(KERNELS)
 
 # the in-tree targets on dm-mod rebuilt with upstream/'s series, on 6.1 and
 # 7.2: association counts and a blkcg subset through linear and striped,

@@ -6,7 +6,8 @@ Usage: bench/cost-report.py DIR [DIR ...]   (bench/vm-cost calls it)
        bench/cost-report.py --compare DIR ...  (one table of fast-linear
                                                 and linear-raw over several
                                                 runs)
-Per cell and stack: median [min-max] and spread (max - min) of the
+Per cell (lower, engine, rw, cgroup case; runs from before the cgroup
+column count as root) and stack: median [min-max] and spread (max - min) of the
 repetitions, in (virtual) ns per I/O; fast-linear and stack-raw: the
 difference of the medians, with [min..max] of the per-repetition
 differences (the stacks of one repetition ran back to back).
@@ -20,7 +21,7 @@ import sys
 
 STACKS = [("raw", "raw"), ("linear", "dm-linear"), ("fast", "fastlinear")]
 ENGINES = {"psync": "psync QD1", "iou": "io_uring QD1", "iou-hipri": "io_uring hipri QD1",
-           "libaio16": "libaio QD16"}
+           "libaio16": "libaio QD16", "iou-seed": "io_uring hipri QD64 batch 16 fixedbufs"}
 
 
 def report(d):
@@ -29,7 +30,7 @@ def report(d):
         res = list(csv.DictReader(f))
     cells, val, metric, iostats = [], {}, {}, {}
     for r in res:
-        c = (r["lower"], r["engine"], r["rw"])
+        c = (r["lower"], r["engine"], r["rw"], r.get("cgroup") or "root")
         if c not in val:
             cells.append(c)
             val[c] = {}
@@ -52,7 +53,7 @@ def report(d):
 
     summ = []
     for c in cells:
-        row = {"lower": c[0], "engine": c[1], "rw": c[2], "metric": metric[c],
+        row = {"lower": c[0], "engine": c[1], "rw": c[2], "cgroup": c[3], "metric": metric[c],
                "iostats": iostats[c].get("fast", "")}
         for s, _ in STACKS:
             m = med(c, s)
@@ -84,11 +85,11 @@ def report(d):
     w(f"- {meta.get('fio')}; {meta.get('duration', '?')} s guest clock, {meta.get('wall', '?')} s wall")
     w("- ns per I/O: QD1 engines fio's mean total latency (lat_ns.mean); libaio QD16 job runtime / I/Os "
       "(runtime in ms: +-0.5 ms / I/Os)\n")
-    w("| lower | engine | rw | raw | dm-linear | fastlinear | fast-linear | linear-raw | fast-raw |")
-    w("| --- " * 9 + "|")
+    w("| lower | engine | rw | cgroup | raw | dm-linear | fastlinear | fast-linear | linear-raw | fast-raw |")
+    w("| --- " * 10 + "|")
     plot = []
     for i, (c, row) in enumerate(zip(cells, summ)):
-        line = f"| {c[0]} | {ENGINES.get(c[1], c[1])} | {c[2]} |"
+        line = f"| {c[0]} | {ENGINES.get(c[1], c[1])} | {c[2]} | {c[3]} |"
         for s, _ in STACKS:
             line += (f" {n(row[s + '_median'])} ({n(row[s + '_spread'])}) |"
                      if row[s + "_median"] != "NA" else " NA |")
@@ -99,7 +100,7 @@ def report(d):
                      f" {v:+.0f} |" if v != "NA" else " NA |")
         w(line)
         if row["linear-raw"] != "NA" and row["fast-raw"] != "NA":
-            plot.append([i, f"{c[0]}_{c[1]}_{c[2]}", row["linear-raw"], row["linear-raw_min"],
+            plot.append([i, f"{c[0]}_{c[1]}_{c[2]}_{c[3]}", row["linear-raw"], row["linear-raw_min"],
                          row["linear-raw_max"], row["fast-raw"], row["fast-raw_min"], row["fast-raw_max"]])
     w("\nStacks: median (spread = max - min over the repetitions). fast-linear: difference of the "
       "medians [min..max of the per-repetition differences]; linear-raw, fast-raw: what the dm "
@@ -140,7 +141,7 @@ def compare(dirs):
     for d in dirs:
         meta = dict(line.rstrip("\n").split("=", 1) for line in open(os.path.join(d, "meta")) if "=" in line)
         with open(os.path.join(d, "summary.csv")) as f:
-            rows = {(r["lower"], r["engine"], r["rw"]): r for r in csv.DictReader(f)}
+            rows = {(r["lower"], r["engine"], r["rw"], r.get("cgroup") or "root"): r for r in csv.DictReader(f)}
         for c in rows:
             if c not in cells:
                 cells.append(c)
@@ -149,7 +150,7 @@ def compare(dirs):
           + " | ".join(f"{n}: linear-raw" for n, _ in runs) + " |")
     print("| --- " * (1 + 2 * len(runs)) + "|")
     for c in cells:
-        line = f"| {c[0]} {ENGINES.get(c[1], c[1])} {c[2]} |"
+        line = f"| {c[0]} {ENGINES.get(c[1], c[1])} {c[2]} {c[3]} |"
         for _, rows in runs:
             r = rows.get(c)
             line += (f" {float(r['fast-linear']):+.0f} [{float(r['fast-linear_min']):+.0f}..{float(r['fast-linear_max']):+.0f}] |"

@@ -22,6 +22,7 @@
 #include <linux/dax.h>
 #include <linux/slab.h>
 #include <linux/kernel.h>
+#include <linux/jump_label.h>
 #include <linux/kallsyms.h>
 #include <linux/string.h>
 #include <linux/device-mapper.h>
@@ -50,13 +51,16 @@ static const char * const fastlinear_dm_core_names[] = {
 
 static enum fastlinear_dm_core dm_core;
 
-/* Resolved from blkg_assoc and dm_core once, at module load. */
-static bool assoc_in_map;
+/*
+ * Whether ->map() associates, resolved from blkg_assoc and dm_core once at
+ * module load: a static key, so that the per-bio test costs no load and no
+ * compare on either side (the mode is the module's, never a device's).
+ */
+static DEFINE_STATIC_KEY_FALSE(assoc_in_map);
 
 struct fastlinear_c {
 	struct dm_dev *dev;
 	sector_t start;
-	bool assoc_in_map;
 };
 
 /*
@@ -91,7 +95,6 @@ static int fastlinear_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 		return -ENOMEM;
 	}
 	fc->start = start;
-	fc->assoc_in_map = assoc_in_map;
 
 	ret = dm_get_device(ti, argv[0], dm_table_get_mode(ti->table), &fc->dev);
 	if (ret) {
@@ -131,7 +134,7 @@ static int fastlinear_map(struct dm_target *ti, struct bio *bio)
 {
 	struct fastlinear_c *fc = ti->private;
 
-	if (fc->assoc_in_map)
+	if (static_branch_unlikely(&assoc_in_map))
 		bio_set_dev(bio, fc->dev->bdev);
 	else
 		fastlinear_bio_set_dev_noassoc(bio, fc->dev->bdev);
@@ -152,7 +155,7 @@ static void fastlinear_status(struct dm_target *ti, status_type_t type,
 	switch (type) {
 	case STATUSTYPE_INFO:
 		DMEMIT("blkg_assoc=%s dm_core=%s",
-		       fc->assoc_in_map ? "map" : "core",
+		       static_key_enabled(&assoc_in_map) ? "map" : "core",
 		       fastlinear_dm_core_names[dm_core]);
 		break;
 
@@ -321,19 +324,21 @@ static enum fastlinear_dm_core fastlinear_probe_dm_core(void)
 
 static int __init dm_fastlinear_init(void)
 {
+	bool in_map;
+
 	dm_core = fastlinear_probe_dm_core();
 
 	if (!strcmp(blkg_assoc, "auto")) {
-		assoc_in_map = dm_core != FL_DM_CORE_REASSOC;
+		in_map = dm_core != FL_DM_CORE_REASSOC;
 	} else if (!strcmp(blkg_assoc, "map")) {
-		assoc_in_map = true;
+		in_map = true;
 	} else if (!strcmp(blkg_assoc, "core")) {
 		/* Without the fix in dm core, the first I/O oopses. */
 		if (dm_core == FL_DM_CORE_NO_REASSOC) {
 			DMERR("blkg_assoc=core refused: dm core does not re-associate clones");
 			return -EINVAL;
 		}
-		assoc_in_map = false;
+		in_map = false;
 	} else {
 		DMERR("invalid blkg_assoc=%s (auto, core or map)", blkg_assoc);
 		return -EINVAL;
@@ -341,12 +346,15 @@ static int __init dm_fastlinear_init(void)
 
 	if (dm_core == FL_DM_CORE_UNKNOWN)
 		DMWARN("cannot tell whether dm core re-associates clones%s",
-		       assoc_in_map ? ": associating in map" :
+		       in_map ? ": associating in map" :
 		       ": blkg_assoc=core trusted");
 	DMINFO("dm core: %s, blkg_assoc=%s (%s)",
 	       fastlinear_dm_core_names[dm_core],
-	       assoc_in_map ? "map" : "core", blkg_assoc);
+	       in_map ? "map" : "core", blkg_assoc);
 
+	/* before the target exists: no bio sees the key change */
+	if (in_map)
+		static_branch_enable(&assoc_in_map);
 	return dm_register_target(&fastlinear_target);
 }
 

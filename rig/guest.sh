@@ -170,3 +170,28 @@ _guest_died() {
 	echo "$1: its last kernel messages ($2/kernel.log):"
 	tail -n 40 "$2/kernel.log" | sed 's/^/    /'
 }
+
+# _keep_dir WHO STUDY NAME: bench/results/STUDY/NAME, where a bench run
+# asked to be kept (--save) goes; refused (a message, exit 2) from a tree
+# with changes, whose module and scripts no commit records, or where
+# that run exists
+_keep_dir() {
+	local src tree dir
+
+	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	tree=$(git -C "$src" describe --always --dirty 2>/dev/null)
+	case $tree in
+	'' | *-dirty) echo "$1: --save needs a clean git tree (git describe: ${tree:-none})" >&2; exit 2 ;;
+	esac
+	dir=$src/bench/results/$2/$3
+	[ -e "$dir" ] && { echo "$1: $dir exists" >&2; exit 2; }
+	echo "$dir"
+}
+
+# _keep WHO DIR FILE...: copy a finished run's FILEs (meta, CSVs, the
+# summary: not its console log, traces or images) to DIR
+_keep() {
+	local who=$1 dir=$2
+	shift 2
+	mkdir -p "$dir" && cp "$@" "$dir/" && echo "$who: kept in $dir"
+}

@@ -243,9 +243,11 @@ bench: kmod bench-cgroup
 # the shipped cgroup experiments in one guest; the files are named in the
 # order they run (the CI one, ci-iomax, runs in make check instead)
 CGROUP_EXPS ?= iomax-dm-vs-lower iocost-weights writeback-wbps
-## bench/experiments/ in a guest, to bench/cgroup-exp-results/
+# (their plots, summaries and CSVs to CGROUP_RESULTS, not tracked)
+CGROUP_RESULTS ?= bench/out/cgroup-exp-results
+## bench/experiments/ in a guest, to bench/out/cgroup-exp-results/
 bench-cgroup: kmod
-	./bench/vm-cgroup-exp --kver $(KVER) --results bench/cgroup-exp-results -- \
+	./bench/vm-cgroup-exp --kver $(KVER) --results $(CGROUP_RESULTS) -- \
 		$(patsubst %,bench/experiments/%.exp,$(CGROUP_EXPS))
 
 # (bench/demo: builds, then runs bench/demo-run here as root if modules

@@ -240,7 +240,10 @@ _read_at() {
 _alive() {
 	local st
 
-	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+	# builtins: it is polled, and under TCG each fork counts
+	{ read -r st <"/proc/$1/stat"; } 2>/dev/null || return 1
+	st=${st##*) }
+	st=${st%% *}
 	[ -n "$st" ] && [ "$st" != Z ]
 }
 

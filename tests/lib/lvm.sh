@@ -103,7 +103,7 @@ _lvm_dm() {
 
 # _lvm_types LV: the target types of the live table, in order, one line
 _lvm_types() {
-	dmsetup table "$(_lvm_dm "$1")" | awk '{ printf "%s%s", (NR > 1 ? " " : ""), $3 } END { print "" }'
+	_dm_types "$FL_VG-$1"
 }
 
 # _lvm_ctl ARGS...: fastlinearctl, its output to the log; its status
@@ -114,9 +114,28 @@ _lvm_ctl() {
 	# a hang must not eat the guest's time
 	timeout "$(_secs 120)" "$FL_CTL" --config "$FASTLINEAR_CONF" \
 		--state-dir "$FASTLINEAR_STATE_DIR" "$@" >"$FL_TMP/ctl.out" 2>&1 || rc=$?
-	sed 's/^/  | /' "$FL_TMP/ctl.out"
+	_lvm_indent "  | " <"$FL_TMP/ctl.out"
 	_log "  exit $rc"
 	return "$rc"
+}
+
+# _lvm_indent PREFIX: stdin, each line after PREFIX (sed 's/^/PREFIX/'
+# without its fork: under TCG each one counts, and every _lvm_ctl does it)
+_lvm_indent() {
+	local l
+
+	while IFS= read -r l || [ -n "$l" ]; do
+		printf '%s%s\n' "$1" "$l"
+	done
+}
+
+# _lvm_has FILE STRING: FILE contains STRING, a fixed string (grep -qF
+# with builtins)
+_lvm_has() {
+	local t=
+
+	IFS= read -r -d '' t <"$1" || :
+	[[ $t == *"$2"* ]]
 }
 
 # _lvm_ctl_ok ARGS... / _lvm_ctl_refused ARGS... (exit 1) with PATTERN in
@@ -130,7 +149,7 @@ _lvm_ctl_refused() {
 
 	_lvm_ctl "${@:1:$#-1}" || rc=$?
 	[ "$rc" = 1 ] || _fail "fastlinearctl ${*:1:$#-1}: exit $rc, expected 1 (refused)"
-	grep -q -- "$pat" "$FL_TMP/ctl.out" ||
+	_lvm_has "$FL_TMP/ctl.out" "$pat" ||
 		_fail "fastlinearctl ${*:1:$#-1}: no '$pat' in its message"
 	_log "ok: refused, with '$pat'"
 }
@@ -144,13 +163,22 @@ _lvm_wait_jobs() {
 
 	udevadm settle -t "$secs" || _fail "udevadm settle timed out"
 	for ((i = 0; i < secs * 10; i++)); do
-		if [ -z "$(ls -A "$q" 2>/dev/null)" ]; then
-			return 0
-		fi
+		_lvm_queue_empty "$q" && return 0
 		sleep 0.1
 	done
 	cat "$FASTLINEAR_STATE_DIR/queue.log"
 	_fail "queued conversions still pending after ${secs}s: $(ls "$q")"
+}
+
+# _lvm_queue_empty DIR: DIR has no entry, or is not there (ls -A
+# without its fork)
+_lvm_queue_empty() {
+	local f
+
+	for f in "$1"/* "$1"/.[!.]* "$1"/..?*; do
+		[ -e "$f" ] || [ -L "$f" ] && return 1
+	done
+	return 0
 }
 
 # _lvm_expect_types LV TYPES WHAT
@@ -161,12 +189,26 @@ _lvm_expect_types() {
 # _lvm_expect_all LV TYPE WHAT: every line of the live table is TYPE, and
 # there are as many lines as LVM has segments
 _lvm_expect_all() {
-	local types n
+	local types n t u=
+	local -a tl=()
+	local -A seen=()
 
 	types=$(_lvm_types "$1")
-	n=$(lvs --noheadings -o seg_count "$FL_VG/$1" 2>/dev/null | tr -d ' ')
-	_expect_eq "$(echo "$types" | tr ' ' '\n' | sort -u)" "$2" "$3 (table: $types)"
-	_expect_eq "$(echo "$types" | wc -w)" "$n" "$3: table lines = LVM's segments"
+	n=$(lvs --noheadings -o seg_count "$FL_VG/$1" 2>/dev/null)
+	n=${n//[[:space:]]/}
+	# the distinct types, sorted, one a line (sort -u), and their count,
+	# with builtins
+	read -ra tl <<<"$types"
+	for t in "${tl[@]}"; do
+		seen[$t]=1
+	done
+	if [ "${#seen[@]}" -gt 1 ]; then
+		u=$(printf '%s\n' "${!seen[@]}" | LC_ALL=C sort)
+	else
+		u=${tl[0]:-}
+	fi
+	_expect_eq "$u" "$2" "$3 (table: $types)"
+	_expect_eq "${#tl[@]}" "$n" "$3: table lines = LVM's segments"
 }
 
 # _lvm_devno LV: MAJ:MIN of the LV's dm device
@@ -262,8 +304,8 @@ _lvm_vg_named() {
 # (opened for append, created if need be), as USER (default: root), until
 # _lvm_release or the end of the test; its pid in lvm_held
 _lvm_hold() {
-	local path=$1 user=${2:-} i ino
-	local -a as=()
+	local path=$1 user=${2:-} i ino l
+	local -a as=() locks f
 
 	[ -n "$user" ] && as=(setpriv --reuid="$user" --regid="$(id -g "$user")" --clear-groups --)
 	# shellcheck disable=SC2016
@@ -272,14 +314,19 @@ _lvm_hold() {
 	lvm_held=$!
 	_lvm_defer "kill $lvm_held 2>/dev/null"
 	# held once /proc/locks lists a write flock of the file (under the pid
-	# of flock(1), which took it for the holder)
+	# of flock(1), which took it for the holder); read by bash, polled with
+	# _lvm_nap: fewer forks under TCG
 	for ((i = 0; i < 300; i++)); do
-		ino=$(stat -c %i "$path" 2>/dev/null) &&
-			awk -v i="$ino" '$2 == "FLOCK" && $4 == "WRITE" && $6 ~ ":" i "$" { f = 1 }
-				END { exit !f }' /proc/locks &&
-			{ _log "$path: flock held by pid $lvm_held${user:+ ($user)}"; return 0; }
-		_alive "$lvm_held" || break
-		sleep 0.1
+		if ino=$(stat -c %i "$path" 2>/dev/null); then
+			mapfile -t locks </proc/locks
+			for l in "${locks[@]}"; do
+				read -ra f <<<"$l"
+				[ "${f[1]}" = FLOCK ] && [ "${f[3]}" = WRITE ] && [[ ${f[5]} == *":$ino" ]] &&
+					{ _log "$path: flock held by pid $lvm_held${user:+ ($user)}"; return 0; }
+			done
+		fi
+		_lvm_alive "$lvm_held" || break
+		_lvm_nap 0.1
 	done
 	cat "$FL_TMP/hold.err"
 	_fail "could not hold a flock on $path${user:+ as $user}"
@@ -315,9 +362,18 @@ _lvm_ctl_json() {
 	FL_CTL=$w _lvm_ctl "$@"
 }
 
-# _dm_types NAME: the target types of dm device NAME's live table, one line
+# _dm_types NAME: the target types of dm device NAME's live table, one
+# line (one fork: dmsetup; bash picks the third field of each line)
 _dm_types() {
-	dmsetup table "$1" | awk '{ printf "%s%s", (NR > 1 ? " " : ""), $3 } END { print "" }'
+	local -a tl
+	local l t out=
+
+	mapfile -t tl < <(dmsetup table "$1")
+	for l in "${tl[@]}"; do
+		read -r _ _ t _ <<<"$l"
+		out+=${out:+ }$t
+	done
+	echo "$out"
 }
 
 # _dm_expect_settled NAME WHAT: dm device NAME runs (not suspended) and

@@ -145,7 +145,14 @@ def compare(dirs):
         for c in rows:
             if c not in cells:
                 cells.append(c)
-        runs.append((f"{meta.get('kernel', '?').split('-amd64')[0]} {meta.get('dm_core')}", rows))
+        # runs of one kernel and core (their cells differ) share a column
+        label = f"{meta.get('kernel', '?').split('-amd64')[0]} {meta.get('dm_core')}"
+        for name, known in runs:
+            if name == label:
+                known.update(rows)
+                break
+        else:
+            runs.append((label, rows))
     print("| cell | " + " | ".join(f"{n}: fast-linear" for n, _ in runs) + " | "
           + " | ".join(f"{n}: linear-raw" for n, _ in runs) + " |")
     print("| --- " * (1 + 2 * len(runs)) + "|")

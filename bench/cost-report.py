@@ -3,9 +3,10 @@
 """summary.csv, summary.md and cost.png from what bench/cost wrote in DIR.
 
 Usage: bench/cost-report.py DIR [DIR ...]   (bench/vm-cost calls it)
-       bench/cost-report.py --compare DIR ...  (one table of fast-linear
-                                                and linear-raw over several
-                                                runs)
+       bench/cost-report.py --compare [--plot PNG] DIR ...
+                                (one table of fast-linear and linear-raw
+                                over several runs; PNG: their psync cells'
+                                medians per stack and cgroup case)
 Per cell (lower, engine, rw, cgroup case; runs from before the cgroup
 column count as root) and stack: median [min-max] and spread (max - min) of the
 repetitions, in (virtual) ns per I/O; fast-linear and stack-raw: the
@@ -133,10 +134,11 @@ plot '{d}/cost.dat' using ($1-0.12):3:4:5:xtic(2) with yerrorbars pt 7 title 'dm
     subprocess.run(["gnuplot"], input=gp, text=True, check=True)
 
 
-def compare(dirs):
+def compare(dirs, plot=None):
     """One markdown table over several runs (kernels): per cell, fast-linear
     (difference of the medians, [min..max] of per-repetition differences)
-    and linear-raw, from each run's summary.csv."""
+    and linear-raw, from each run's summary.csv.  With plot (a PNG's path):
+    per run, each stack's median per cgroup case of the psync cells."""
     runs, cells = [], []
     for d in dirs:
         meta = dict(line.rstrip("\n").split("=", 1) for line in open(os.path.join(d, "meta")) if "=" in line)
@@ -166,10 +168,60 @@ def compare(dirs):
             r = rows.get(c)
             line += f" {float(r['linear-raw']):+.0f} |" if r and r["linear-raw"] != "NA" else " |"
         print(line)
+    if plot:
+        plot_cgroups(runs, cells, plot)
+
+
+def plot_cgroups(runs, cells, png):
+    """Clustered bars, one panel per run: raw, dm-linear and fastlinear
+    instructions per I/O (medians) for each cgroup case of the psync
+    randread cells."""
+    cases = [c for c in cells if c[1] == "psync" and c[2] == "randread"]
+    if not cases or not shutil.which("gnuplot"):
+        return
+    dat = png[:-4] + ".dat" if png.endswith(".png") else png + ".dat"
+    top = max(float(r[f"{s}_median"]) for _, rows in runs for c in cases if (r := rows.get(c))
+              for s, _ in STACKS if r[f"{s}_median"] != "NA")
+    with open(dat, "w") as f:
+        for _, rows in runs:
+            for c in cases:
+                r = rows.get(c)
+                if r:
+                    f.write(f'"{c[3]}" ' + " ".join(r[f"{s}_median"] for s, _ in STACKS) + "\n")
+            f.write("\n\n")
+    term = "pngcairo" if "pngcairo" in subprocess.run(
+        ["gnuplot", "-e", "set terminal"], capture_output=True, text=True).stderr else "png"
+    panels = "\n".join(
+        f"set title '{name}' noenhanced\n"
+        f"plot '{dat}' index {i} using 2:xtic(1) title 'raw', '' index {i} using 3 title 'dm-linear', "
+        f"'' index {i} using 4 title 'fastlinear'"
+        for i, (name, _) in enumerate(runs))
+    gp = f"""
+set terminal {term} size {420 * len(runs)},480
+set output '{png}'
+set multiplot layout 1,{len(runs)} title "instructions per 4 KiB psync randread (QEMU icount: virtual ns = guest instructions), by where fio runs" noenhanced
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set yrange [0:{top * 1.08:.0f}]
+set xrange [-0.6:{len(cases) - 0.4}]
+set ylabel 'instructions per I/O'
+set xtics rotate by -40 noenhanced
+set grid ytics
+set key outside bottom center horizontal
+{panels}
+unset multiplot
+"""
+    subprocess.run(["gnuplot"], input=gp, text=True, check=True)
+    os.remove(dat)
 
 
 if len(sys.argv) > 2 and sys.argv[1] == "--compare":
-    compare(sys.argv[2:])
+    args = sys.argv[2:]
+    png = None
+    if len(args) > 2 and args[0] == "--plot":
+        png, args = args[1], args[2:]
+    compare(args, png)
 else:
     for arg in sys.argv[1:]:
         report(arg)

@@ -18,6 +18,22 @@ _cg_create() {
 	echo "$cg"
 }
 
+# _cg_nest LEAF: make LEAF, a path below FL_CGROOT at any depth, with io
+# enabled in the subtree_control of the root and of every level above
+# the leaf (a cgroup that enables controllers takes no process: the
+# leaf's own is left alone).  For bench/, whose cgroups _cleanup does not
+# remove.
+_cg_nest() {
+	local d=$FL_CGROOT part
+
+	echo +io >"$FL_CGROOT/cgroup.subtree_control" || return
+	for part in $(realpath -m --relative-to="$FL_CGROOT" "$1" | tr / ' '); do
+		d=$d/$part
+		mkdir -p "$d" || return
+		[ "$d" = "$1" ] || echo +io >"$d/cgroup.subtree_control" || return
+	done
+}
+
 # _cg_run CGROUP CMD ARGS...: run CMD inside CGROUP.
 _cg_run() {
 	local cg=$1

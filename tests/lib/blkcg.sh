@@ -12,9 +12,11 @@ _cg_rbytes() {
 }
 
 # _cg_share DEV LOWER CGLO CGHI SECS FIO_ARGS...: CGLO and CGHI read DEV at
-# once (one time-based fio each, FIO_ARGS for both).  Prints "RATIO LO HI":
-# the bytes each got on LOWER (io.stat's rbytes there) in a window of SECS
-# seconds while both read, and HI over LO.  The window opens 0.3 s after
+# once (one time-based fio each, FIO_ARGS for both).  Prints "RATIO LO HI
+# US": the bytes each got on LOWER (io.stat's rbytes there) in a window of
+# about SECS seconds while both read, HI over LO, and the window's length
+# as measured (us: on a loaded host the reads of io.stat that bound it
+# take their time, and a rate-limited cgroup's bytes grow with it).  The window opens 0.3 s after
 # both cgroups' first bytes below, not at the start: fio takes up to 2 s
 # to start under emulation, and the cgroup that starts first has the
 # device to itself until the other comes (iocost: a weight-100 cgroup got
@@ -33,7 +35,7 @@ _cg_rbytes() {
 # command substitution.  FL_SHARE_LO and FL_SHARE_HI: one more fio
 # argument for one of them (e.g. its own region, --offset=50%).
 _cg_share() {
-	local dev=$1 lower=$2 lo=$3 hi=$4 secs=$5 n plo phi b a w0 w1 x d end
+	local dev=$1 lower=$2 lo=$3 hi=$4 secs=$5 n plo phi b a w0 w1 t0 t1 x d end
 
 	shift 5
 	d=$(_devno "$lower")
@@ -56,9 +58,11 @@ _cg_share() {
 		sleep 0.1
 	done
 	sleep 0.3
+	t0=${EPOCHREALTIME/./}
 	w0=$(_cg_rbytes "$lo" "$hi" "$d")
 	sleep "$secs"
 	w1=$(_cg_rbytes "$lo" "$hi" "$d")
+	t1=${EPOCHREALTIME/./}
 	if ! _alive "$plo" || ! _alive "$phi"; then
 		_fail "$dev: a fio ended inside the window"
 	fi
@@ -74,9 +78,9 @@ _cg_share() {
 	if [ "$1" != "$3" ] || [ "$2" != "$4" ]; then
 		_fail "$dev: bytes of $lo/$hi below ($1/$2) are not theirs on the device read ($3/$4)"
 	fi
-	awk -v b="$w0" -v a="$w1" 'BEGIN { split(b, p); split(a, q)
+	awk -v b="$w0" -v a="$w1" -v us=$((t1 - t0)) 'BEGIN { split(b, p); split(a, q)
 		lo = q[1] - p[1]; hi = q[2] - p[2]
-		printf "%s %.0f %.0f\n", (lo > 0 ? sprintf("%.2f", hi / lo) : "inf"), lo, hi }'
+		printf "%s %.0f %.0f %d\n", (lo > 0 ? sprintf("%.2f", hi / lo) : "inf"), lo, hi, us }'
 }
 
 # _cg_escapes TGT LOWER HOOK: the three cases in which a bio reaches the dm

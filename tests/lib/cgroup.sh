@@ -43,16 +43,25 @@ _cg_run() {
 
 # _cg_stats CGROUP MAJ:MIN KEY...: the KEYs (rbytes, wbytes, rios, wios,
 # ...) of the device in the cgroup's io.stat on one line, 0 where it has
-# no line.  One process for them all: under TCG every fork counts.
+# no line.  Read by the shell alone: under TCG every exec counts.
 _cg_stats() {
-	local cg=$1 d=$2
+	local cg=$1 d=$2 line kv k x out=()
+	local -A v=()
 
 	shift 2
-	awk -v d="$d" -v keys="$*" '$1 == d { for (i = 2; i <= NF; i++) {
-		split($i, kv, "="); v[kv[1]] = kv[2] } }
-		END { n = split(keys, k)
-		for (i = 1; i <= n; i++) printf "%s%.0f", (i > 1 ? " " : ""), v[k[i]]
-		print "" }' "$cg/io.stat"
+	# read in the shell, no exec: tests poll this (_cg_wait_stat)
+	while read -r line; do
+		[[ $line == "$d "* ]] || continue
+		for kv in ${line#* }; do
+			v[${kv%%=*}]=${kv#*=}
+		done
+	done <"$cg/io.stat" || return
+	for k; do
+		x=${v[$k]:-0}
+		[[ $x =~ ^[0-9]+$ ]] || printf -v x %.0f "$x" 2>/dev/null || x=0
+		out+=("$x")
+	done
+	echo "${out[*]}"
 }
 
 # _cg_stat CGROUP DEV KEY: KEY of block device DEV in the cgroup's io.stat.

@@ -26,7 +26,13 @@ _kprobe_add() {
 
 # _kprobe_hits NAME: calls counted since the probe was added.
 _kprobe_hits() {
-	awk -v n="$1" '$1 == n || $1 == "flprobe/" n { print $2 }' "$FL_TRACING/kprobe_profile"
+	local name hits rest
+
+	while read -r name hits rest; do
+		if [ "$name" = "$1" ] || [ "$name" = "flprobe/$1" ]; then
+			echo "$hits"
+		fi
+	done <"$FL_TRACING/kprobe_profile"
 }
 
 # _kprobe_count "FUNC ..." CMD...: run CMD (its output to stderr) with a

@@ -545,7 +545,8 @@ _lvm_fio_stop() {
 	if grep -qiE 'verify failed|bad magic|bad header|crc32c: verify|verify: ' "$out"; then
 		_fail "fio $1: verify errors (exit $rc)"
 	fi
-	_log "ok: fio $1 clean (stopped, exit $rc): $(grep -E '^ +(read|write): IOPS' "$out" | tr -s ' ' | tr '\n' ' ')"
+	_fio_rates "$out"
+	_log "ok: fio $1 clean (stopped, exit $rc): $FIO_RATES"
 }
 
 # _lvm_fio_kill: end _lvm_fio_start's fio, if any (a test failing)

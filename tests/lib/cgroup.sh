@@ -45,23 +45,23 @@ _cg_run() {
 # ...) of the device in the cgroup's io.stat on one line, 0 where it has
 # no line.  Read by the shell alone: under TCG every exec counts.
 _cg_stats() {
-	local cg=$1 d=$2 line kv k x out=()
-	local -A v=()
+	local cg=$1 d=$2 line kv k x stats_out=()
+	local -A stats_kv=()
 
 	shift 2
 	# read in the shell, no exec: tests poll this (_cg_wait_stat)
 	while read -r line; do
 		[[ $line == "$d "* ]] || continue
 		for kv in ${line#* }; do
-			v[${kv%%=*}]=${kv#*=}
+			stats_kv[${kv%%=*}]=${kv#*=}
 		done
 	done <"$cg/io.stat" || return
 	for k; do
-		x=${v[$k]:-0}
+		x=${stats_kv[$k]:-0}
 		[[ $x =~ ^[0-9]+$ ]] || printf -v x %.0f "$x" 2>/dev/null || x=0
-		out+=("$x")
+		stats_out+=("$x")
 	done
-	echo "${out[*]}"
+	echo "${stats_out[*]}"
 }
 
 # _cg_stat CGROUP DEV KEY: KEY of block device DEV in the cgroup's io.stat.

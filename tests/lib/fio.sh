@@ -22,14 +22,14 @@ _fio() {
 # hundreds of fio.
 _fio_rates() {
 	local line ok=1
-	local -a w
+	local -a rate_w
 
 	FIO_RATES=
 	while IFS= read -r line; do
 		[[ $line == *"err= 0:"* ]] && ok=0
 		if [[ $line =~ ^\ +(read|write):\ IOPS ]]; then
-			read -ra w <<<"$line"
-			FIO_RATES+=" ${w[*]} "
+			read -ra rate_w <<<"$line"
+			FIO_RATES+=" ${rate_w[*]} "
 		fi
 	done <"$1"
 	return $ok

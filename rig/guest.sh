@@ -137,8 +137,8 @@ _guest_run() {
 	local -a qopts=()
 
 	# udev's coldplug loads drivers for QEMU's PC devices (AHCI, the DVD
-	# drive, watchdogs, KVM for the emulated CPU's SVM, CPU crypto), which
-	# under TCG took 22 s of the ~57 s boot; the tests use none of them.
+	# drive, watchdogs, KVM for the emulated CPU's SVM, AES-NI), which
+	# under TCG took 22 s of a 57 s boot; the tests use none of them.
 	# Blacklisted for modprobe's alias lookups only: an explicit modprobe
 	# of one still loads it.
 	args+=" modprobe.blacklist=$_guest_unused_mods"

@@ -176,6 +176,19 @@ check-patched:
 		{ echo "check-patched: no tests (tests/run --list --kernels patched)"; exit 1; }
 	DM_CORES=patched FL_KERNEL_TESTS="$(PATCHED_TESTS)" ./tests/check-kernels $(PATCHED_KERNELS)
 
+# (upstream/README.md; signed off with your git identity, refused if it
+# cannot receive mail; build/ is not tracked)
+## the upstream series as mail, from upstream/series/v7.2: build/upstream-series/v7.2/
+upstream-series:
+	upstream/make-series --base 7.2 build/upstream-series/v7.2
+
+# (checkpatch.pl --strict of each base on every patch and the cover
+# letter, then the patches one at a time with dm-mod, dm-crypt, dm-switch
+# and dm-unstripe built after each; no guest)
+## the series for 7.2 and 6.1 checked: checkpatch, a build after each patch
+check-series:
+	nice -n 19 upstream/check-series 7.2 6.1
+
 ## both installs (make install, DKMS), each loaded by modprobe in a guest
 check-install: kmod
 	./tests/check-install --kver $(KVER)
@@ -283,6 +296,7 @@ print-kver:
 	@echo $(KVER)
 
 .PHONY: help lint-version lint-scripts print-kver all modules kmod tools debug-kernel clean lint check check-host check-lvm-long check-kernels check-patched \
+	upstream-series check-series \
 	check-install check-cgroup-kernel durations \
 	install uninstall dkms-install dkms-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \
 	bench-cgroup demo

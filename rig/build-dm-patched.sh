@@ -1,17 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Build dm-mod.ko for KVER from Debian's linux-source with the series of
-# upstream/vSERIES/ applied (dm_bio_set_dev(): targets set a remapped
-# clone's device without the blkg association dm core replaces anyway).
+# Build dm-mod.ko, dm-crypt.ko, dm-switch.ko and dm-unstripe.ko for KVER
+# from Debian's linux-source with the sources of the series applied
+# (upstream/series/vSERIES/NN-*.patch, in order, with patch -p1, which skips
+# their Subject and message: bio_set_dev_no_blkg() and dm_remap_set_dev(),
+# targets set a remapped clone's device without the blkg association dm
+# core replaces anyway).
 # Kernels whose headers are on this machine build here, from
 # /usr/src/linux-source-SERIES.tar.xz; the others (7.2: its headers need
 # gcc-16) build in the sid chroot of scripts/setup-kernels.sh, from the
 # tarball of its linux-source-SERIES package, installed there if missing.
-# The patches that touch other targets are applied too; only dm-mod is
-# built.  The result's vermagic must be KVER.
-# Usage: build-dm-patched.sh KVER OUTDIR   (reuses OUTDIR/dm-mod.ko if built
-# after this script, its helper and every patch of the series)
+# The patched include/linux/bio.h and device-mapper.h go ahead of the
+# kernel's on the include path.  Every module the series touches is built
+# (dm-linear and dm-stripe are part of dm-mod); each one's vermagic must
+# be KVER.
+# Usage: build-dm-patched.sh KVER OUTDIR   (reuses OUTDIR's modules if all
+# were built after this script, its helper and every file of the series)
 
 set -eu
 lib=$(cd "$(dirname "$0")" && pwd)
@@ -21,17 +26,24 @@ lib=$(cd "$(dirname "$0")" && pwd)
 kver=$1
 out=$(realpath -m "$2")
 series=$(echo "$kver" | cut -d. -f1-2)
-patches=$(realpath -m "$lib/../upstream/v$series")
+patches=$(realpath -m "$lib/../upstream/series/v$series")
+mods="dm-mod dm-crypt dm-switch dm-unstripe"
 sid=${SID_ROOT:-/var/lib/dm-fastlinear/sid}
 kdir=/lib/modules/$kver/build
 
-ls "$patches"/0*.patch >/dev/null 2>&1 ||
+ls "$patches"/[0-9][0-9]-*.patch >/dev/null 2>&1 ||
 	{ echo "build-dm-patched: no series for $series in $patches"; exit 1; }
-if [ -s "$out/dm-mod.ko" ] && [ "$out/dm-mod.ko" -nt "$0" ] &&
-	[ "$out/dm-mod.ko" -nt "$lib/dm-mod-build.sh" ] &&
-	[ -z "$(find "$patches" -name '*.patch' -newer "$out/dm-mod.ko")" ]; then
-	exit 0
-fi
+# reuse: every module there, each newer than this script, its helper, the
+# series' folder (a patch removed or renamed) and every file in it
+reuse=1
+for m in $mods; do
+	ko=$out/$m.ko
+	if ! [ -s "$ko" ] || ! [ "$ko" -nt "$0" ] || ! [ "$ko" -nt "$lib/dm-mod-build.sh" ] ||
+		! [ "$ko" -nt "$patches" ] || [ -n "$(find "$patches" -newer "$ko")" ]; then
+		reuse=0
+	fi
+done
+[ "$reuse" = 1 ] && exit 0
 
 if [ -r "$kdir/Makefile" ]; then
 	root=
@@ -55,27 +67,33 @@ fi
 
 start=$(date +%s)
 rm -rf "$out"
-# The patches name drivers/md/... and include/linux/device-mapper.h:
-# keep that layout under src/; the patched header goes ahead of the
+# The patches name drivers/md/... and include/linux/{bio,device-mapper}.h:
+# keep that layout under src/; the patched headers go ahead of the
 # kernel's on the include path.
 src=$out/src
-_dmb_extract_tree "$tarball" "$series" "$src" include/linux/device-mapper.h
+_dmb_extract_tree "$tarball" "$series" "$src" include/linux/bio.h include/linux/device-mapper.h
 n=0
-for p in "$patches"/0*.patch; do
-	case ${p##*/} in 0000-*) continue ;; esac
+for p in "$patches"/[0-9][0-9]-*.patch; do
 	n=$((n + 1))
 	patch -p1 -d "$src" -s --no-backup-if-mismatch <"$p" ||
 		{ echo "build-dm-patched: $p does not apply"; exit 1; }
 	echo "build-dm-patched: applied ${p##*/}"
 done
-grep -q 'static inline void dm_bio_set_dev' "$src/include/linux/device-mapper.h" ||
-	{ echo "build-dm-patched: the series did not add dm_bio_set_dev()"; exit 1; }
+grep -q 'static inline void bio_set_dev_no_blkg' "$src/include/linux/bio.h" ||
+	{ echo "build-dm-patched: the series did not add bio_set_dev_no_blkg()"; exit 1; }
+grep -q 'static inline void dm_remap_set_dev' "$src/include/linux/device-mapper.h" ||
+	{ echo "build-dm-patched: the series did not add dm_remap_set_dev()"; exit 1; }
+grep -q 'dm_remap_set_dev(' "$src/drivers/md/dm-linear.c" ||
+	{ echo "build-dm-patched: dm-linear does not use dm_remap_set_dev()"; exit 1; }
 
-# a chroot build sees only the module's folder: the header goes there
+# a chroot build sees only the module's folder: the headers go there
 mkdir -p "$src/drivers/md/include/linux"
-cp "$src/include/linux/device-mapper.h" "$src/drivers/md/include/linux/"
+cp "$src/include/linux/bio.h" "$src/include/linux/device-mapper.h" "$src/drivers/md/include/linux/"
 _dmb_build build-dm-patched "$src/drivers/md" "$kdir" "$root" "$out/build.log" \
-	"LINUXINCLUDE := -I$src/drivers/md/include \$(LINUXINCLUDE)"
-cp "$src/drivers/md/dm-mod.ko" "$out/dm-mod.ko"
-_dmb_check_vermagic build-dm-patched "$out/dm-mod.ko" "$kver"
-echo "build-dm-patched: $out/dm-mod.ko for $kver, $n patches of $patches, built in $(($(date +%s) - start)) s"
+	"LINUXINCLUDE := -I$src/drivers/md/include \$(LINUXINCLUDE)" \
+	"obj-m += dm-crypt.o dm-switch.o dm-unstripe.o"
+for m in $mods; do
+	cp "$src/drivers/md/$m.ko" "$out/$m.ko"
+	_dmb_check_vermagic build-dm-patched "$out/$m.ko" "$kver"
+done
+echo "build-dm-patched: $out/{${mods// /,}}.ko for $kver, $n patches of $patches, built in $(($(date +%s) - start)) s"

@@ -33,15 +33,19 @@ _dmb_extract_tree() {
 # _dmb_build WHO DIR KDIR ROOT LOG [KBUILD-LINE...]: build DIR/dm-mod.ko from
 # the files _dmb_extract put in DIR, against the headers at KDIR (inside ROOT,
 # a chroot to build in through scripts/chroot-make, or "" for this machine),
-# with KBUILD-LINEs appended to its Kbuild; make's output goes to LOG.
+# with KBUILD-LINEs appended to its Kbuild (e.g. "obj-m += dm-crypt.o" for
+# more modules of DIR); make's output goes to LOG.  Can run again in DIR
+# after its sources changed (kbuild rebuilds what they touch).
 # dm-mod's objects: those drivers/md/Makefile lists, plus the ones the
 # kernel's configuration adds.
 _dmb_build() {
 	local who=$1 dir=$2 kdir=$3 root=$4 log=$5 objs pair
 	shift 5
 
+	# (a second build in DIR: drivers/md's Makefile is Makefile.md already)
+	[ -f "$dir/Makefile.md" ] || mv "$dir/Makefile" "$dir/Makefile.md"
 	# shellcheck disable=SC1003
-	objs=$(sed -n '/^dm-mod-y/,/[^\\]$/p' "$dir/Makefile" | tr -d '\\' | sed 's/^dm-mod-y[[:space:]]*+=//')
+	objs=$(sed -n '/^dm-mod-y/,/[^\\]$/p' "$dir/Makefile.md" | tr -d '\\' | sed 's/^dm-mod-y[[:space:]]*+=//')
 	for pair in DM_INIT:dm-init.o DM_UEVENT:dm-uevent.o BLK_DEV_ZONED:dm-zone.o \
 		IMA:dm-ima.o DM_AUDIT:dm-audit.o; do
 		grep -q "^CONFIG_${pair%%:*}=y" "$root$kdir/.config" && objs="$objs ${pair#*:}"
@@ -49,7 +53,6 @@ _dmb_build() {
 	# one line, single spaces
 	# shellcheck disable=SC2086,SC2116
 	objs=$(echo $objs)
-	mv "$dir/Makefile" "$dir/Makefile.md"
 	{
 		printf 'obj-m := dm-mod.o\ndm-mod-y := %s\n' "$objs"
 		if [ $# -gt 0 ]; then

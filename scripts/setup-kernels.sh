@@ -67,7 +67,7 @@ k72() {
 	hdr=$(newest chroot "$sid" apt-cache search --names-only '^linux-headers-7\.2\.[0-9]+\+deb14-amd64$')
 	[ -n "$hdr" ] || { echo "setup-kernels: no 7.2 headers in sid" >&2; return 1; }
 	kver=${hdr#linux-headers-}
-	# linux-source-7.2: the tree upstream/v7.2 applies to, for the patched
+	# linux-source-7.2: the tree upstream/series/v7.2 applies to, for the patched
 	# dm core (rig/build-dm-patched.sh)
 	"${capt[@]}" install -y --no-install-recommends gcc-16 make libelf-dev "$hdr" \
 		linux-source-7.2 xz-utils >&2

@@ -224,7 +224,7 @@ _dm_target_load() {
 		[[ $(cat "/sys/module/$mod/taint") == *O* ]] ||
 			_fail "$mod loaded is the kernel's own, not $ko (no taint O)"
 	fi
-	_log "$name: $ko (${want:+srcversion $want, }the patched core's)"
+	_log "$name: $ko (${want:+srcversion $want, }not the kernel's own: beside FL_DM_MOD)"
 }
 
 # _dm_create NAME TABLE: create a dm device, remembered for cleanup.

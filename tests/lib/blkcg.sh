@@ -1,10 +1,35 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 # For the blkcg tests of the blk-cgroup controllers below a dm device
-# (tests/blkcg/iocost, bfq, io-latency, io-prio): two cgroups' shares of
-# one device, and the I/O that reaches the dm device's map outside its
-# submitter's context.  A test sources it (after common.sh, which
-# tests/run gives it).
+# (tests/blkcg/iocost, bfq, io-latency, io-prio, crypt): two cgroups'
+# shares of one device, and the I/O that reaches the dm device's map
+# outside its submitter's context; and the blkg associations per I/O
+# (tests/blkcg/assoc-count, crypt).  A test sources it (after common.sh,
+# which tests/run gives it).
+
+# _assoc_per_io DEV RW N: blkg associations per I/O on DEV (at least 32
+# MiB) over N 4 KiB direct I/Os of fio (io_uring, queue depth 8, RW:
+# randread or randwrite): prints "FROM_CSS ASSOC CLONE" per I/O (rounded
+# to 0.01), the hits line on stderr.  Every blkg association goes through
+# bio_associate_blkg_from_css(); its two callers tell who asked:
+# bio_associate_blkg() (bio_set_dev() and bio allocation with a bdev)
+# and bio_clone_blkg_association() (dm core, on cores with upstream
+# 2df8b310bcfe, and bio_alloc_clone() with a bdev).  Counted with kprobes,
+# divided by the bios the submitter issued (submit_bio(): dm's clones
+# enter the stack through submit_bio_noacct() only).  Prints "too few
+# bios: HITS" when submit_bio() saw fewer than N.
+_assoc_per_io() {
+	local f
+
+	# io_size: exactly N I/Os of 4 KiB, wrapping over the 32 MiB
+	f=$(_kprobe_count "submit_bio bio_associate_blkg_from_css bio_associate_blkg bio_clone_blkg_association" \
+		_fio "count-$2" --filename="$1" --ioengine=io_uring --direct=1 \
+		--rw="$2" --bs=4k --size=32M --io_size=$(($3 * 4))k \
+		--iodepth=8 --norandommap --randrepeat=0)
+	echo "  hits: submit_bio from_css assoc clone = $f" >&2
+	echo "$f" | awk -v n="$3" '$1 < n { print "too few bios: " $1; exit }
+		{ printf "%.2f %.2f %.2f\n", $2 / $1, $3 / $1, $4 / $1 }'
+}
 
 # _cg_rbytes CGLO CGHI DEVNO: the two cgroups' rbytes on DEVNO, "LO HI"
 _cg_rbytes() {

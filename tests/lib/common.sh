@@ -172,12 +172,59 @@ _have_module() {
 # on DEV through TARGET, by default the target under test, FL_TARGET
 # (tests/run): fastlinear, linear, or striped: one stripe (stripe_map()'s
 # path) of 128 KiB chunks, so that the tests' aligned I/Os of up to 128 KiB
-# are not split and the I/O counts of both devices compare.
+# are not split and the I/O counts of both devices compare; or crypt-null:
+# dm-crypt with the null cipher (no key: "-", IV offset 0), dm-crypt's
+# cloning and workqueues without the cost of a cipher (load dm-crypt
+# first: _dm_target_load).
 _table() {
 	case ${4:-$FL_TARGET} in
 	striped) echo "0 $1 striped 1 256 $2 $3" ;;
+	crypt-null) echo "0 $1 crypt cipher_null-ecb - 0 $2 $3" ;;
 	*) echo "0 $1 ${4:-$FL_TARGET} $2 $3" ;;
 	esac
+}
+
+# _dm_target_load NAME: load the module of an in-tree dm target (dm-crypt)
+# for the dm core under test.  On the patched core (FL_DM_CORE=patched)
+# that is NAME.ko built beside FL_DM_MOD (the patched build puts the
+# targets the series touches there): the kernel's own, built against the
+# stock core and without the series, would measure the wrong thing, so
+# it must not be the one loaded.  It must differ from the kernel's own:
+# by srcversion where both have one (Debian's 6.1 modules have none,
+# without MODULE_VERSION or CONFIG_MODULE_SRCVERSION_ALL), else by being
+# an out-of-tree build (modinfo without "intree", the kernel's taint O
+# once loaded).  Fails the test if not.  Elsewhere: modprobe NAME, its
+# status returned (a test's requires skips on it).
+_dm_target_load() {
+	local name=$1 mod=${1//-/_} ko own want
+
+	if [ "${FL_DM_CORE:-stock}" != patched ]; then
+		[ -e "/sys/module/$mod" ] || modprobe "$name"
+		return
+	fi
+	ko=$(dirname "${FL_DM_MOD:?FL_DM_MOD unset on the patched core}")/$name.ko
+	[ -r "$ko" ] || _fail "no $ko: the patched core's build has no $name"
+	want=$(modinfo -F srcversion "$ko")
+	own=$(modinfo -F srcversion "$name" 2>/dev/null)
+	if [ -n "$want" ] && [ -n "$own" ]; then
+		[ "$want" != "$own" ] ||
+			_fail "$ko: srcversion $want, the kernel's own $name's"
+	else
+		[ -z "$(modinfo -F intree "$ko")" ] ||
+			_fail "$ko: an in-tree build (no srcversion to tell it from the kernel's own)"
+	fi
+	if [ ! -e "/sys/module/$mod" ]; then
+		insmod "$ko" || _fail "insmod $ko failed"
+	fi
+	# loaded before (by an earlier test, or autoloaded): it must be ours
+	if [ -n "$want" ]; then
+		[ "$(cat "/sys/module/$mod/srcversion" 2>/dev/null)" = "$want" ] ||
+			_fail "$mod loaded is not $ko (srcversion)"
+	else
+		[[ $(cat "/sys/module/$mod/taint") == *O* ]] ||
+			_fail "$mod loaded is the kernel's own, not $ko (no taint O)"
+	fi
+	_log "$name: $ko (${want:+srcversion $want, }not the kernel's own: beside FL_DM_MOD)"
 }
 
 # _dm_create NAME TABLE: create a dm device, remembered for cleanup.

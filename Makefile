@@ -150,9 +150,9 @@ check: kmod tools
 	$(if $(DM_CORE),DM_CORES="$(DM_CORE)") FL_SHARDS=$${FL_SHARDS:-auto} \
 		./tests/check --kver $(KVER) $(if $(TESTS),-- $(TESTS))
 
+# No per-test watchdog here: its limit comes from the short mode's time in
+# tests/durations; the guest's own timeout bounds the run.
 ## lvm/signals, lvm/fault-injection at full length (FL_LVM_LONG=1)
-# (no per-test watchdog: its limit comes from the short mode's time in
-# tests/durations; the guest's own timeout bounds the run)
 check-lvm-long: kmod tools
 	FL_LVM_LONG=1 FL_TEST_TIMEOUT=0 ./tests/vm-run --kver $(KVER) --timeout 21600 --out tests/out/$(KVER)-lvm-long \
 		-- lvm/signals lvm/fault-injection

@@ -172,13 +172,19 @@ _have_module() {
 # on DEV through TARGET, by default the target under test, FL_TARGET
 # (tests/run): fastlinear, linear, or striped: one stripe (stripe_map()'s
 # path) of 128 KiB chunks, so that the tests' aligned I/Os of up to 128 KiB
-# are not split and the I/O counts of both devices compare; or crypt-null:
-# dm-crypt with the null cipher (no key: "-", IV offset 0), dm-crypt's
-# cloning and workqueues without the cost of a cipher (load dm-crypt
-# first: _dm_target_load).
+# are not split and the I/O counts of both devices compare; switch: one
+# path in 128 KiB regions, and unstriped (dm-unstripe): stripe 0 of one
+# in 128 KiB chunks
+# (their map methods, which upstream/'s series converts, for the same
+# I/Os; LEN a multiple of 256); or crypt-null: dm-crypt with the null
+# cipher (no key: "-", IV offset 0), dm-crypt's cloning and workqueues
+# without the cost of a cipher.  _dm_create loads the in-tree targets'
+# modules (_dm_target_load).
 _table() {
 	case ${4:-$FL_TARGET} in
 	striped) echo "0 $1 striped 1 256 $2 $3" ;;
+	switch) echo "0 $1 switch 1 256 0 $2 $3" ;;
+	unstriped) echo "0 $1 unstriped 1 256 0 $2 $3" ;;
 	crypt-null) echo "0 $1 crypt cipher_null-ecb - 0 $2 $3" ;;
 	*) echo "0 $1 ${4:-$FL_TARGET} $2 $3" ;;
 	esac
@@ -227,8 +233,18 @@ _dm_target_load() {
 	_log "$name: $ko (${want:+srcversion $want, }not the kernel's own: beside FL_DM_MOD)"
 }
 
-# _dm_create NAME TABLE: create a dm device, remembered for cleanup.
+# _dm_create NAME TABLE: create a dm device, remembered for cleanup; the
+# module of an in-tree target that upstream/'s series patches is loaded
+# first, the patched core's own (_dm_target_load), before dmsetup could
+# autoload the kernel's.
 _dm_create() {
+	local -a w
+
+	read -ra w <<<"$2"
+	case ${w[2]} in
+	crypt | switch) _dm_target_load "dm-${w[2]}" || _fail "cannot load dm-${w[2]}" ;;
+	unstriped) _dm_target_load dm-unstripe || _fail "cannot load dm-unstripe" ;;
+	esac
 	echo "$1" >>"$FL_TMP/dms"
 	dmsetup create "$1" --table "$2" || _fail "dmsetup create $1 '$2' failed"
 }

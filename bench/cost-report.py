@@ -3,6 +3,9 @@
 """summary.csv, summary.md and cost.png from what bench/cost wrote in DIR.
 
 Usage: bench/cost-report.py DIR [DIR ...]   (bench/vm-cost calls it)
+       bench/cost-report.py --cores STOCK_DIR PATCHED_DIR
+                                (per cell and dm stack, what it adds over
+                                raw on each core, and the difference)
        bench/cost-report.py --compare [--plot PNG] DIR ...
                                 (one table of fast-linear and linear-raw
                                 over several runs; PNG: their psync cells'
@@ -20,7 +23,8 @@ import statistics
 import subprocess
 import sys
 
-STACKS = [("raw", "raw"), ("linear", "dm-linear"), ("fast", "fastlinear")]
+STACKS = [("raw", "raw"), ("linear", "dm-linear"), ("fast", "fastlinear"),
+          ("striped", "dm-stripe"), ("crypt", "dm-crypt null")]
 ENGINES = {"psync": "psync QD1", "iou": "io_uring QD1", "iou-hipri": "io_uring hipri QD1",
            "libaio16": "libaio QD16", "iou-seed": "io_uring hipri QD64 batch 16 fixedbufs"}
 
@@ -52,15 +56,20 @@ def report(d):
         ma, mb = med(c, a), med(c, b)
         return ma[0] - mb[0] if ma and mb else None
 
+    # the stacks this run measured (bench/cost --stacks), in STACKS' order
+    have = {r["stack"] for r in res}
+    stacks = [(s, t) for s, t in STACKS if s in have]
+    pairs = ([("fast", "linear")] if {"fast", "linear"} <= have else []) + \
+        [(s, "raw") for s, _ in stacks if s != "raw"]
     summ = []
     for c in cells:
         row = {"lower": c[0], "engine": c[1], "rw": c[2], "cgroup": c[3], "metric": metric[c],
-               "iostats": iostats[c].get("fast", "")}
-        for s, _ in STACKS:
+               "iostats": iostats[c].get("fast", iostats[c].get(stacks[-1][0], ""))}
+        for s, _ in stacks:
             m = med(c, s)
             row[f"{s}_median"], row[f"{s}_min"], row[f"{s}_max"] = m if m else ("NA",) * 3
             row[f"{s}_spread"] = m[2] - m[1] if m else "NA"
-        for a, b in (("fast", "linear"), ("linear", "raw"), ("fast", "raw")):
+        for a, b in pairs:
             x = dm(c, a, b)
             q = diffs(c, a, b)
             row[f"{a}-{b}"] = x if x is not None else "NA"
@@ -86,25 +95,26 @@ def report(d):
     w(f"- {meta.get('fio')}; {meta.get('duration', '?')} s guest clock, {meta.get('wall', '?')} s wall")
     w("- ns per I/O: QD1 engines fio's mean total latency (lat_ns.mean); libaio QD16 job runtime / I/Os "
       "(runtime in ms: +-0.5 ms / I/Os)\n")
-    w("| lower | engine | rw | cgroup | raw | dm-linear | fastlinear | fast-linear | linear-raw | fast-raw |")
-    w("| --- " * 10 + "|")
+    keys = [f"{a}-{b}" for a, b in pairs]
+    w("| lower | engine | rw | cgroup | " + " | ".join(t for _, t in stacks) + " | " + " | ".join(keys) + " |")
+    w("| --- " * (4 + len(stacks) + len(keys)) + "|")
     plot = []
     for i, (c, row) in enumerate(zip(cells, summ)):
         line = f"| {c[0]} | {ENGINES.get(c[1], c[1])} | {c[2]} | {c[3]} |"
-        for s, _ in STACKS:
+        for s, _ in stacks:
             line += (f" {n(row[s + '_median'])} ({n(row[s + '_spread'])}) |"
                      if row[s + "_median"] != "NA" else " NA |")
-        for k in ("fast-linear", "linear-raw", "fast-raw"):
+        for k in keys:
             v = row[k]
             line += (f" **{v:+.0f}** [{row[k + '_min']:+.0f}..{row[k + '_max']:+.0f}] |"
                      if k == "fast-linear" and v != "NA" else
                      f" {v:+.0f} |" if v != "NA" else " NA |")
         w(line)
-        if row["linear-raw"] != "NA" and row["fast-raw"] != "NA":
+        if row.get("linear-raw", "NA") != "NA" and row.get("fast-raw", "NA") != "NA":
             plot.append([i, f"{c[0]}_{c[1]}_{c[2]}_{c[3]}", row["linear-raw"], row["linear-raw_min"],
                          row["linear-raw_max"], row["fast-raw"], row["fast-raw_min"], row["fast-raw_max"]])
     w("\nStacks: median (spread = max - min over the repetitions). fast-linear: difference of the "
-      "medians [min..max of the per-repetition differences]; linear-raw, fast-raw: what the dm "
+      "medians [min..max of the per-repetition differences]; STACK-raw: what the dm "
       "stack adds per I/O (difference of the medians).")
     with open(os.path.join(d, "summary.md"), "w") as f:
         f.write("\n".join(out) + "\n")
@@ -172,6 +182,32 @@ def compare(dirs, plot=None):
         plot_cgroups(runs, cells, plot)
 
 
+def cores(stock, patched):
+    """Per cell and dm stack of two runs (one kernel, the stock core and the
+    one patched with upstream/'s series): what the stack adds over raw on
+    each (difference of the medians) and patched - stock."""
+    runs = []
+    for d in (stock, patched):
+        meta = dict(line.rstrip("\n").split("=", 1) for line in open(os.path.join(d, "meta")) if "=" in line)
+        with open(os.path.join(d, "summary.csv")) as f:
+            runs.append((meta, {(r["lower"], r["engine"], r["rw"], r["cgroup"]): r for r in csv.DictReader(f)}))
+    (ms, rs), (mp, rp) = runs
+    if ms.get("kernel") != mp.get("kernel"):
+        sys.exit(f"cost-report.py: {ms.get('kernel')} and {mp.get('kernel')}: not one kernel")
+    print(f"kernel {ms.get('kernel')}; dm core {ms.get('dm_core')} ({stock}) and {mp.get('dm_core')} ({patched})\n")
+    print("| cell | stack | adds over raw, " + ms.get("dm_core", "?") + " | adds over raw, "
+          + mp.get("dm_core", "?") + " | difference |")
+    print("| --- " * 5 + "|")
+    for c, r in rs.items():
+        q = rp.get(c)
+        for s, t in STACKS[1:]:
+            k = f"{s}-raw"
+            if not q or r.get(k, "NA") == "NA" or q.get(k, "NA") == "NA":
+                continue
+            a, b = float(r[k]), float(q[k])
+            print(f"| {c[0]} {ENGINES.get(c[1], c[1])} {c[2]} {c[3]} | {t} | {a:.0f} | {b:.0f} | {b - a:+.0f} |")
+
+
 def plot_cgroups(runs, cells, png):
     """Clustered bars, one panel per run: raw, dm-linear and fastlinear
     instructions per I/O (medians) for each cgroup case of the psync
@@ -222,6 +258,8 @@ if len(sys.argv) > 2 and sys.argv[1] == "--compare":
     if len(args) > 2 and args[0] == "--plot":
         png, args = args[1], args[2:]
     compare(args, png)
+elif len(sys.argv) == 4 and sys.argv[1] == "--cores":
+    cores(sys.argv[2], sys.argv[3])
 else:
     for arg in sys.argv[1:]:
         report(arg)

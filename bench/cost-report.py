@@ -113,9 +113,10 @@ def report(d):
         if row.get("linear-raw", "NA") != "NA" and row.get("fast-raw", "NA") != "NA":
             plot.append([i, f"{c[0]}_{c[1]}_{c[2]}_{c[3]}", row["linear-raw"], row["linear-raw_min"],
                          row["linear-raw_max"], row["fast-raw"], row["fast-raw_min"], row["fast-raw_max"]])
-    w("\nStacks: median (spread = max - min over the repetitions). fast-linear: difference of the "
-      "medians [min..max of the per-repetition differences]; STACK-raw: what the dm "
-      "stack adds per I/O (difference of the medians).")
+    w("\nStacks: median (spread = max - min over the repetitions). "
+      + ("fast-linear: difference of the medians [min..max of the per-repetition differences]; "
+         if "fast-linear" in keys else "")
+      + "STACK-raw: what the dm stack adds per I/O (difference of the medians).")
     with open(os.path.join(d, "summary.md"), "w") as f:
         f.write("\n".join(out) + "\n")
     print("\n".join(out))

@@ -236,14 +236,15 @@ _dm_target_load() {
 # _dm_create NAME TABLE: create a dm device, remembered for cleanup; the
 # module of an in-tree target that upstream/'s series patches is loaded
 # first, the patched core's own (_dm_target_load), before dmsetup could
-# autoload the kernel's.
+# autoload the kernel's.  Its messages go to stderr: callers capture
+# the output of functions that create devices (dev=$(_map ...)).
 _dm_create() {
 	local -a w
 
 	read -ra w <<<"$2"
 	case ${w[2]} in
-	crypt | switch) _dm_target_load "dm-${w[2]}" || _fail "cannot load dm-${w[2]}" ;;
-	unstriped) _dm_target_load dm-unstripe || _fail "cannot load dm-unstripe" ;;
+	crypt | switch) _dm_target_load "dm-${w[2]}" >&2 || _fail "cannot load dm-${w[2]}" ;;
+	unstriped) _dm_target_load dm-unstripe >&2 || _fail "cannot load dm-unstripe" ;;
 	esac
 	echo "$1" >>"$FL_TMP/dms"
 	dmsetup create "$1" --table "$2" || _fail "dmsetup create $1 '$2' failed"

@@ -191,6 +191,12 @@ upstream-series:
 check-series:
 	nice -n 19 upstream/check-series 7.2 6.1
 
+# (upstream/diet/: on top of the association series, each diet patch
+# checkpatched and built after the ones before it; no guest)
+## the diet series for 7.2 checked: checkpatch, a build after each patch
+check-diet:
+	nice -n 19 upstream/check-diet 7.2
+
 ## both installs (make install, DKMS), each loaded by modprobe in a guest
 check-install: kmod
 	./tests/check-install --kver $(KVER)
@@ -298,7 +304,7 @@ print-kver:
 	@echo $(KVER)
 
 .PHONY: help lint-version lint-scripts print-kver all modules kmod tools debug-kernel clean lint check check-host check-lvm-long check-kernels check-patched \
-	upstream-series check-series \
+	upstream-series check-series check-diet \
 	check-install check-cgroup-kernel durations \
 	install uninstall dkms-install dkms-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \
 	bench-cgroup demo

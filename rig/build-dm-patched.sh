@@ -15,18 +15,35 @@
 # kernel's on the include path.  Every module the series touches is built
 # (dm-linear and dm-stripe are part of dm-mod); each one's vermagic must
 # be KVER.
-# Usage: build-dm-patched.sh KVER OUTDIR   (reuses OUTDIR's modules if all
-# were built after this script, its helper and every file of the series)
+# Usage: build-dm-patched.sh [--diet N] KVER OUTDIR   (reuses OUTDIR's
+# modules if all were built after this script, its helper and every file
+# of the series, and of the diet series with --diet)
+# --diet N: then the first N patches of upstream/diet/vSERIES/ (the "dm
+# diet" series, on top of the association series), in order; OUTDIR gets
+# a file "diet" naming them, and is reused only for the same N
 
 set -eu
 lib=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=rig/dm-mod-build.sh
 . "$lib/dm-mod-build.sh"
-[ $# = 2 ] || { echo "usage: $0 KVER OUTDIR"; exit 2; }
+diet=0
+if [ "${1:-}" = --diet ]; then
+	diet=${2:-}
+	[[ $diet =~ ^[1-9][0-9]*$ ]] || { echo "build-dm-patched: --diet $diet: a number of patches, 1 or more"; exit 2; }
+	shift 2
+fi
+[ $# = 2 ] || { echo "usage: $0 [--diet N] KVER OUTDIR"; exit 2; }
 kver=$1
 out=$(realpath -m "$2")
 series=$(echo "$kver" | cut -d. -f1-2)
 patches=$(realpath -m "$lib/../upstream/series/v$series")
+dietdir=$(realpath -m "$lib/../upstream/diet/v$series")
+dietp=()
+if [ "$diet" -gt 0 ]; then
+	mapfile -t dietp < <(find "$dietdir" -maxdepth 1 -name '[0-9][0-9]-*.patch' 2>/dev/null | sort | head -n "$diet")
+	[ ${#dietp[@]} = "$diet" ] ||
+		{ echo "build-dm-patched: --diet $diet: $dietdir has ${#dietp[@]} patches"; exit 1; }
+fi
 mods="dm-mod dm-crypt dm-switch dm-unstripe"
 sid=${SID_ROOT:-/var/lib/dm-fastlinear/sid}
 kdir=/lib/modules/$kver/build
@@ -42,7 +59,16 @@ for m in $mods; do
 		! [ "$ko" -nt "$patches" ] || [ -n "$(find "$patches" -newer "$ko")" ]; then
 		reuse=0
 	fi
+	if [ "$diet" -gt 0 ] && { ! [ "$ko" -nt "$dietdir" ] || [ -n "$(find "$dietdir" -newer "$ko")" ]; }; then
+		reuse=0
+	fi
 done
+# a diet build: the same diet patches (a plain build has no such file)
+if [ "$diet" -gt 0 ]; then
+	[ "$(cat "$out/diet" 2>/dev/null)" = "$(printf '%s\n' "${dietp[@]##*/}")" ] || reuse=0
+elif [ -e "$out/diet" ]; then
+	reuse=0
+fi
 [ "$reuse" = 1 ] && exit 0
 
 if [ -r "$kdir/Makefile" ]; then
@@ -79,6 +105,12 @@ for p in "$patches"/[0-9][0-9]-*.patch; do
 		{ echo "build-dm-patched: $p does not apply"; exit 1; }
 	echo "build-dm-patched: applied ${p##*/}"
 done
+for p in "${dietp[@]}"; do
+	n=$((n + 1))
+	patch -p1 -d "$src" -s --no-backup-if-mismatch <"$p" ||
+		{ echo "build-dm-patched: $p does not apply"; exit 1; }
+	echo "build-dm-patched: applied diet/${p##*/}"
+done
 grep -q 'static inline void bio_set_dev_no_blkg' "$src/include/linux/bio.h" ||
 	{ echo "build-dm-patched: the series did not add bio_set_dev_no_blkg()"; exit 1; }
 grep -q 'static inline void dm_remap_set_dev' "$src/include/linux/device-mapper.h" ||
@@ -96,4 +128,9 @@ for m in $mods; do
 	cp "$src/drivers/md/$m.ko" "$out/$m.ko"
 	_dmb_check_vermagic build-dm-patched "$out/$m.ko" "$kver"
 done
-echo "build-dm-patched: $out/{${mods// /,}}.ko for $kver, $n patches of $patches, built in $(($(date +%s) - start)) s"
+if [ "$diet" -gt 0 ]; then
+	printf '%s\n' "${dietp[@]##*/}" >"$out/diet"
+	echo "build-dm-patched: $out/{${mods// /,}}.ko for $kver, $n patches of $patches and the first $diet of $dietdir, built in $(($(date +%s) - start)) s"
+else
+	echo "build-dm-patched: $out/{${mods// /,}}.ko for $kver, $n patches of $patches, built in $(($(date +%s) - start)) s"
+fi

@@ -59,12 +59,25 @@ _guest_module() {
 # for stock (the kernel's own), else built from Debian's source by
 # rig/build-dm-CORE.sh (nofix: without upstream 2df8b310bcfe; patched:
 # with upstream/'s series) into build/dm-CORE-KVER/; status 1 if the
-# build fails, 2 for an unknown core
+# build fails, 2 for an unknown core.  With FL_DIET=N (patched only) the
+# patched core carries the first N patches of upstream/diet/ too, built
+# by rig/build-dm-patched.sh --diet N into build/dm-diet-N-KVER/
 _guest_dm_mod() {
 	local rig build
 
 	rig=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 	build=$(dirname "$rig")/build
+	if [ -n "${FL_DIET:-}" ]; then
+		[ "$2" = patched ] || { echo "FL_DIET=$FL_DIET: the diet series needs dm core patched, not $2" >&2; return 2; }
+		[[ $FL_DIET =~ ^[1-9][0-9]*$ ]] || { echo "FL_DIET=$FL_DIET: a number of diet patches, 1 or more" >&2; return 2; }
+		mkdir -p "$build"
+		(
+			flock 9 || exit 1
+			"$rig/build-dm-patched.sh" --diet "$FL_DIET" "$1" "$build/dm-diet-$FL_DIET-$1" >&2
+		) 9>"$build/dm-diet-$FL_DIET-$1.lock" || return 1
+		realpath -m "$build/dm-diet-$FL_DIET-$1/dm-mod.ko"
+		return 0
+	fi
 	case $2 in
 	stock) ;;
 	nofix|patched)
@@ -99,9 +112,9 @@ _guest_kver() {
 # there, builds the dm core (_guest_dm_mod), makes OUT afresh with a copy
 # of the module (the module as it was at the start, whatever gets rebuilt
 # meanwhile), and sets image and guest_env: the environment the guest's
-# command gets (FL_DM_CORE, FL_MODPARAMS, FL_MODULE: the copy, and
-# FL_DM_MOD for a rebuilt dm core).  Status 1 with a message if something
-# is missing, 2 for an unknown dm core.
+# command gets (FL_DM_CORE, FL_MODPARAMS, FL_MODULE: the copy, FL_DM_MOD
+# for a rebuilt dm core, and FL_DIET when set).  Status 1 with a message
+# if something is missing, 2 for an unknown dm core.
 _guest_prepare() {
 	local who=$1 kver=$2 core=$3 out=$4 module dm_mod
 
@@ -115,7 +128,8 @@ _guest_prepare() {
 	cp "$module" "$out/dm-fastlinear.ko"
 	guest_env=(FL_DM_CORE="$core" FL_MODPARAMS="${FL_MODPARAMS:-}" FL_MODULE="$out/dm-fastlinear.ko")
 	[ -z "$dm_mod" ] || guest_env+=(FL_DM_MOD="$dm_mod")
-	echo "$who: kernel $kver, dm core $core, module $module"
+	[ -z "${FL_DIET:-}" ] || guest_env+=(FL_DIET="$FL_DIET")
+	echo "$who: kernel $kver, dm core $core${FL_DIET:+ + diet 1..$FL_DIET}, module $module"
 }
 
 # vng's own chatter and the boot loader's on its stderr (and virtme-init's

@@ -293,6 +293,17 @@ bench-cost: kmod
 bench-cost-short: kmod
 	./bench/vm-cost --kver $(KVER) --dm-core $(or $(DM_CORE),stock) --timeout 1200 -- --short $(COST_ARGS)
 
+# The dm diet series step by step (bench/diet-steps): stock, patched, then
+# each diet patch, the same icount cells each time, a table and a plot;
+# DIET_KVER: a 7.2 kernel (the series' base), DIET_STEPS="stock 2 3":
+# some steps only, STUDY=NAME: kept in bench/results/NAME/ (clean tree)
+DIET_KVER ?= $(lastword $(sort $(filter 7.2.%,$(notdir $(wildcard /lib/modules/*)))))
+## each step of the dm diet series under icount, a table and a plot
+bench-diet:
+	$(MAKE) kmod KVER=$(DIET_KVER)
+	./bench/diet-steps --kver $(DIET_KVER) $(if $(DIET_STEPS),--steps "$(DIET_STEPS)") \
+		$(if $(STUDY),--save $(STUDY)) $(if $(COST_ARGS),-- $(COST_ARGS))
+
 # CI's gate: the short mode on every kernel of the matrix, side by side
 COST_KERNELS ?= $(KVER) $(shell awk '{ print $$1 }' /var/lib/dm-fastlinear/kernels 2>/dev/null)
 ## bench-cost-short on every kernel of the matrix, side by side (CI)
@@ -307,4 +318,4 @@ print-kver:
 	upstream-series check-series check-diet \
 	check-install check-cgroup-kernel durations \
 	install uninstall dkms-install dkms-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \
-	bench-cgroup demo
+	bench-diet bench-cgroup demo

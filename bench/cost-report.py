@@ -6,6 +6,12 @@ Usage: bench/cost-report.py DIR [DIR ...]   (bench/vm-cost calls it)
        bench/cost-report.py --cores STOCK_DIR PATCHED_DIR
                                 (per cell and dm stack, what it adds over
                                 raw on each core, and the difference)
+       bench/cost-report.py --steps [--plot PNG] DIR ...
+                                (the runs of one kernel on successive dm
+                                cores, e.g. a series patch by patch: per
+                                cell and dm stack, what it adds over raw
+                                after each step; PNG: dm-linear's, a line
+                                per cell)
        bench/cost-report.py --compare [--plot PNG] DIR ...
                                 (one table of fast-linear and linear-raw
                                 over several runs; PNG: their psync cells'
@@ -209,6 +215,75 @@ def cores(stock, patched):
             print(f"| {c[0]} {ENGINES.get(c[1], c[1])} {c[2]} {c[3]} | {t} | {a:.0f} | {b:.0f} | {b - a:+.0f} |")
 
 
+def step_label(meta, d):
+    """A step's name: its dm core, "diet N" for the diet core."""
+    core = meta.get("dm_core", "?")
+    if " + diet 1.." in core:
+        return "diet " + core.rsplit("..", 1)[1]
+    return core if core != "?" else os.path.basename(d.rstrip("/"))
+
+
+def steps(dirs, png):
+    """Per cell and dm stack, what it adds over raw on each run of DIRS
+    (one kernel; in the order given), with the spread of the
+    per-repetition differences, and the change from the first to the
+    last."""
+    runs = []
+    for d in dirs:
+        meta = dict(line.rstrip("\n").split("=", 1) for line in open(os.path.join(d, "meta")) if "=" in line)
+        with open(os.path.join(d, "summary.csv")) as f:
+            rows = {(r["lower"], r["engine"], r["rw"], r["cgroup"]): r for r in csv.DictReader(f)}
+        runs.append((step_label(meta, d), meta, rows))
+    kernels = {m.get("kernel") for _, m, _ in runs}
+    if len(kernels) != 1:
+        sys.exit(f"cost-report.py: {' and '.join(sorted(map(str, kernels)))}: not one kernel")
+    print(f"kernel {kernels.pop()}; steps: " + ", ".join(f"{n} ({d})" for (n, _, _), d in zip(runs, dirs)) + "\n")
+    print("| cell | stack | " + " | ".join(n for n, _, _ in runs) + " | first to last |")
+    print("| --- " * (len(runs) + 3) + "|")
+    cells = [c for c in runs[0][2] if all(c in r for _, _, r in runs)]
+    series = {}
+    for c in cells:
+        for s, t in STACKS[1:]:
+            k = f"{s}-raw"
+            vals = [r[c].get(k, "NA") for _, _, r in runs]
+            if "NA" in vals:
+                continue
+            cols = [f"{float(r[c][k]):.0f} [{float(r[c][k + '_min']):.0f}..{float(r[c][k + '_max']):.0f}]"
+                    for _, _, r in runs]
+            name = f"{c[0]} {ENGINES.get(c[1], c[1])} {c[2]} {c[3]}"
+            print(f"| {name} | {t} | " + " | ".join(cols) + f" | {float(vals[-1]) - float(vals[0]):+.0f} |")
+            if s == "linear":
+                series[name] = [float(v) for v in vals]
+    print("\nEach step: what the stack adds per I/O over the raw device (difference of the medians) "
+          "[min..max of the per-repetition differences].")
+    if png and series and shutil.which("gnuplot"):
+        plot_steps([n for n, _, _ in runs], series, png)
+
+
+def plot_steps(names, series, png):
+    """dm-linear's instructions over raw after each step, a line per cell."""
+    dat = png[:-4] + ".dat" if png.endswith(".png") else png + ".dat"
+    with open(dat, "w") as f:
+        for i, n in enumerate(names):
+            f.write(f'{i} "{n}" ' + " ".join(f"{v[i]:.1f}" for v in series.values()) + "\n")
+    term = "pngcairo" if "pngcairo" in subprocess.run(
+        ["gnuplot", "-e", "set terminal"], capture_output=True, text=True).stderr else "png"
+    lines = ", ".join(f"'{dat}' using 1:{j + 3}:xtic(2) with linespoints title '{c}' noenhanced"
+                      for j, c in enumerate(series))
+    gp = f"""
+set terminal {term} size 900,560
+set output '{png}'
+set title "dm-linear over the raw device, per 4 KiB randread, after each step" noenhanced
+set ylabel 'guest instructions per I/O over raw (QEMU icount)'
+set yrange [0:*]
+set grid ytics
+set key outside bottom center vertical
+plot {lines}, 800 with lines dashtype 2 lc rgb 'gray' title 'issue 24 goal, root cgroup'
+"""
+    subprocess.run(["gnuplot"], input=gp, text=True, check=True)
+    os.remove(dat)
+
+
 def plot_cgroups(runs, cells, png):
     """Clustered bars, one panel per run: raw, dm-linear and fastlinear
     instructions per I/O (medians) for each cgroup case of the psync
@@ -259,6 +334,12 @@ if len(sys.argv) > 2 and sys.argv[1] == "--compare":
     if len(args) > 2 and args[0] == "--plot":
         png, args = args[1], args[2:]
     compare(args, png)
+elif len(sys.argv) > 2 and sys.argv[1] == "--steps":
+    args = sys.argv[2:]
+    png = None
+    if len(args) > 2 and args[0] == "--plot":
+        png, args = args[1], args[2:]
+    steps(args, png)
 elif len(sys.argv) == 4 and sys.argv[1] == "--cores":
     cores(sys.argv[2], sys.argv[3])
 else:

@@ -53,7 +53,7 @@ include version.mk
 # the test, CI and lint targets (WERROR=0 on the command line turns it off)
 WERROR ?= 0
 check check-host check-lvm-long check-kernels check-patched check-cgroup-kernel bench-short \
-	bench-cost-short bench-cost-gate lint: export WERROR = 1
+	bench-cost-short bench-cost-gate check-diet-core lint: export WERROR = 1
 # (not exported: the installs it checks are a user's)
 check-install: WERROR = 1
 CHECKPATCH ?= $(firstword $(wildcard /usr/src/linux-source-*/scripts/checkpatch.pl))
@@ -197,6 +197,12 @@ check-series:
 check-diet:
 	nice -n 19 upstream/check-diet 7.2
 
+# (tests/check-diet-core: bench/diet-gate's icount cells and the tests
+# that declare KERNELS="diet", two guests side by side; CI runs it)
+## the diet core in guests: its cost against the patched core's, a test subset
+check-diet-core:
+	./tests/check-diet-core $(DIET_KVER)
+
 ## both installs (make install, DKMS), each loaded by modprobe in a guest
 check-install: kmod
 	./tests/check-install --kver $(KVER)
@@ -315,7 +321,7 @@ print-kver:
 	@echo $(KVER)
 
 .PHONY: help lint-version lint-scripts print-kver all modules kmod tools debug-kernel clean lint check check-host check-lvm-long check-kernels check-patched \
-	upstream-series check-series check-diet \
+	upstream-series check-series check-diet check-diet-core \
 	check-install check-cgroup-kernel durations \
 	install uninstall dkms-install dkms-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \
 	bench-diet bench-cgroup demo

@@ -19,7 +19,10 @@
 #                   declare KERNELS="all" or "matrix"), not CI's part
 #   BENCH_ARGS="--reps 5 ..."     make bench, bench-short: for bench/run
 #   COST_ARGS="--reps 5 ..."      make bench-cost*: for bench/cost
-#   DESTDIR=DIR     make install, uninstall: a staging tree (no depmod)
+#   DESTDIR=DIR     make install, uninstall, dm-core-install, dm-core-uninstall:
+#                   a staging tree (no depmod)
+#   DIET=N|all      make dm-core-install: the first N (all) patches of the
+#                   diet series too (upstream/diet/)
 #   WERROR=0|1      -Werror, see below
 
 # Default kernel: the running one if its headers are here, else the one
@@ -203,7 +206,7 @@ check-diet:
 check-diet-core:
 	./tests/check-diet-core $(DIET_KVER)
 
-## both installs (make install, DKMS), each loaded by modprobe in a guest
+## the installs (make install, DKMS, dm-core-install), each loaded by modprobe in a guest
 check-install: kmod
 	./tests/check-install --kver $(KVER)
 
@@ -247,6 +250,18 @@ uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/updates/dm-fastlinear.ko*
 	$(if $(DESTDIR),,depmod -a $(KVER))
 	$(MAKE) -C tools uninstall
+
+# The patched dm core (rig/build-dm-patched.sh into build/) installed for
+# KVER, in place of its own: rig/dm-core-install, README's "The patched dm
+# core on a host".  It prints a warning first; it replaces every dm
+# device's core on KVER from the next load of dm-mod on.
+## REPLACES KVER's dm core: upstream/'s patched dm-mod to updates/dm-core, depmod
+dm-core-install:
+	DESTDIR="$(DESTDIR)" rig/dm-core-install install $(KVER) $(DIET)
+
+## remove what dm-core-install installed, depmod (KVER's own dm core again)
+dm-core-uninstall:
+	DESTDIR="$(DESTDIR)" rig/dm-core-install uninstall $(KVER)
 
 # DKMS builds from its own copy in /usr/src/dm-fastlinear-VERSION.
 ## add, build and install with DKMS for KVER
@@ -323,5 +338,5 @@ print-kver:
 .PHONY: help lint-version lint-scripts print-kver all modules kmod tools debug-kernel clean lint check check-host check-lvm-long check-kernels check-patched \
 	upstream-series check-series check-diet check-diet-core \
 	check-install check-cgroup-kernel durations \
-	install uninstall dkms-install dkms-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \
+	install uninstall dkms-install dkms-uninstall dm-core-install dm-core-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \
 	bench-diet bench-cgroup demo

@@ -187,6 +187,10 @@ check-patched:
 upstream-series:
 	upstream/make-series --base 7.2 build/upstream-series/v7.2
 
+## the diet series as mail (on the series), from upstream/diet/v7.2: build/upstream-diet/v7.2/
+diet-series:
+	upstream/make-series --base 7.2 --diet build/upstream-diet/v7.2
+
 # (checkpatch.pl --strict of each base on every patch and the cover
 # letter, then the patches one at a time with dm-mod, dm-crypt, dm-switch
 # and dm-unstripe built after each; no guest)
@@ -336,7 +340,7 @@ print-kver:
 	@echo $(KVER)
 
 .PHONY: help lint-version lint-scripts print-kver all modules kmod tools debug-kernel clean lint check check-host check-lvm-long check-kernels check-patched \
-	upstream-series check-series check-diet check-diet-core \
+	upstream-series diet-series check-series check-diet check-diet-core \
 	check-install check-cgroup-kernel durations \
 	install uninstall dkms-install dkms-uninstall dm-core-install dm-core-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \
 	bench-diet bench-cgroup demo

@@ -35,8 +35,32 @@ ENGINES = {"psync": "psync QD1", "iou": "io_uring QD1", "iou-hipri": "io_uring h
            "libaio16": "libaio QD16", "iou-seed": "io_uring hipri QD64 batch 16 fixedbufs"}
 
 
+def read_meta(d):
+    """A run's meta file as a dict."""
+    return dict(line.rstrip("\n").split("=", 1) for line in open(os.path.join(d, "meta")) if "=" in line)
+
+
+def read_run(d):
+    """A run's meta and its summary.csv rows by cell (lower, engine, rw,
+    cgroup case; runs from before the cgroup column count as root)."""
+    with open(os.path.join(d, "summary.csv")) as f:
+        rows = {(r["lower"], r["engine"], r["rw"], r.get("cgroup") or "root"): r for r in csv.DictReader(f)}
+    return read_meta(d), rows
+
+
+def gnuplot_term():
+    """pngcairo where this gnuplot has it, else png."""
+    return "pngcairo" if "pngcairo" in subprocess.run(
+        ["gnuplot", "-e", "set terminal"], capture_output=True, text=True).stderr else "png"
+
+
+def dat_path(png):
+    """The data file a plot of PNG is drawn from, beside it."""
+    return png[:-4] + ".dat" if png.endswith(".png") else png + ".dat"
+
+
 def report(d):
-    meta = dict(line.rstrip("\n").split("=", 1) for line in open(os.path.join(d, "meta")) if "=" in line)
+    meta = read_meta(d)
     with open(os.path.join(d, "cost.csv")) as f:
         res = list(csv.DictReader(f))
     cells, val, metric, iostats = [], {}, {}, {}
@@ -132,8 +156,7 @@ def report(d):
     with open(os.path.join(d, "cost.dat"), "w") as f:
         for p in plot:
             f.write(" ".join(str(x) for x in p) + "\n")
-    term = "pngcairo" if "pngcairo" in subprocess.run(
-        ["gnuplot", "-e", "set terminal"], capture_output=True, text=True).stderr else "png"
+    term = gnuplot_term()
     gp = f"""
 set terminal {term} size {max(800, 50 * len(plot) + 200)},600
 set output '{d}/cost.png'
@@ -158,9 +181,7 @@ def compare(dirs, plot=None):
     per run, each stack's median per cgroup case of the psync cells."""
     runs, cells = [], []
     for d in dirs:
-        meta = dict(line.rstrip("\n").split("=", 1) for line in open(os.path.join(d, "meta")) if "=" in line)
-        with open(os.path.join(d, "summary.csv")) as f:
-            rows = {(r["lower"], r["engine"], r["rw"], r.get("cgroup") or "root"): r for r in csv.DictReader(f)}
+        meta, rows = read_run(d)
         for c in rows:
             if c not in cells:
                 cells.append(c)
@@ -195,9 +216,7 @@ def cores(stock, patched):
     each (difference of the medians) and patched - stock."""
     runs = []
     for d in (stock, patched):
-        meta = dict(line.rstrip("\n").split("=", 1) for line in open(os.path.join(d, "meta")) if "=" in line)
-        with open(os.path.join(d, "summary.csv")) as f:
-            runs.append((meta, {(r["lower"], r["engine"], r["rw"], r["cgroup"]): r for r in csv.DictReader(f)}))
+        runs.append(read_run(d))
     (ms, rs), (mp, rp) = runs
     if ms.get("kernel") != mp.get("kernel"):
         sys.exit(f"cost-report.py: {ms.get('kernel')} and {mp.get('kernel')}: not one kernel")
@@ -230,9 +249,7 @@ def steps(dirs, png):
     last."""
     runs = []
     for d in dirs:
-        meta = dict(line.rstrip("\n").split("=", 1) for line in open(os.path.join(d, "meta")) if "=" in line)
-        with open(os.path.join(d, "summary.csv")) as f:
-            rows = {(r["lower"], r["engine"], r["rw"], r["cgroup"]): r for r in csv.DictReader(f)}
+        meta, rows = read_run(d)
         runs.append((step_label(meta, d), meta, rows))
     kernels = {m.get("kernel") for _, m, _ in runs}
     if len(kernels) != 1:
@@ -262,12 +279,11 @@ def steps(dirs, png):
 
 def plot_steps(names, series, png):
     """dm-linear's instructions over raw after each step, a line per cell."""
-    dat = png[:-4] + ".dat" if png.endswith(".png") else png + ".dat"
+    dat = dat_path(png)
     with open(dat, "w") as f:
         for i, n in enumerate(names):
             f.write(f'{i} "{n}" ' + " ".join(f"{v[i]:.1f}" for v in series.values()) + "\n")
-    term = "pngcairo" if "pngcairo" in subprocess.run(
-        ["gnuplot", "-e", "set terminal"], capture_output=True, text=True).stderr else "png"
+    term = gnuplot_term()
     lines = ", ".join(f"'{dat}' using 1:{j + 3}:xtic(2) with linespoints title '{c}' noenhanced"
                       for j, c in enumerate(series))
     gp = f"""
@@ -291,7 +307,7 @@ def plot_cgroups(runs, cells, png):
     cases = [c for c in cells if c[1] == "psync" and c[2] == "randread"]
     if not cases or not shutil.which("gnuplot"):
         return
-    dat = png[:-4] + ".dat" if png.endswith(".png") else png + ".dat"
+    dat = dat_path(png)
     top = max(float(r[f"{s}_median"]) for _, rows in runs for c in cases if (r := rows.get(c))
               for s, _ in STACKS if r[f"{s}_median"] != "NA")
     with open(dat, "w") as f:
@@ -301,8 +317,7 @@ def plot_cgroups(runs, cells, png):
                 if r:
                     f.write(f'"{c[3]}" ' + " ".join(r[f"{s}_median"] for s, _ in STACKS) + "\n")
             f.write("\n\n")
-    term = "pngcairo" if "pngcairo" in subprocess.run(
-        ["gnuplot", "-e", "set terminal"], capture_output=True, text=True).stderr else "png"
+    term = gnuplot_term()
     panels = "\n".join(
         f"set title '{name}' noenhanced\n"
         f"plot '{dat}' index {i} using 2:xtic(1) title 'raw', '' index {i} using 3 title 'dm-linear', "
@@ -328,18 +343,16 @@ unset multiplot
     os.remove(dat)
 
 
-if len(sys.argv) > 2 and sys.argv[1] == "--compare":
-    args = sys.argv[2:]
-    png = None
+def plot_args(args):
+    """[--plot PNG] DIR ...: PNG (or None) and the DIRs."""
     if len(args) > 2 and args[0] == "--plot":
-        png, args = args[1], args[2:]
-    compare(args, png)
-elif len(sys.argv) > 2 and sys.argv[1] == "--steps":
-    args = sys.argv[2:]
-    png = None
-    if len(args) > 2 and args[0] == "--plot":
-        png, args = args[1], args[2:]
-    steps(args, png)
+        return args[1], args[2:]
+    return None, args
+
+
+if len(sys.argv) > 2 and sys.argv[1] in ("--compare", "--steps"):
+    png, dirs = plot_args(sys.argv[2:])
+    (compare if sys.argv[1] == "--compare" else steps)(dirs, png)
 elif len(sys.argv) == 4 and sys.argv[1] == "--cores":
     cores(sys.argv[2], sys.argv[3])
 else:

@@ -190,6 +190,15 @@ _table() {
 	esac
 }
 
+# _dm_linear_in_place: whether the dm core under test remaps a dm-linear
+# bio in place, with no clone (upstream/diet/'s patch 5, on the patched
+# core with FL_DIET=5 or more): the original bio is associated again at
+# the lower device (bio_associate_blkg()) where a clone would be
+# associated from it (bio_clone_blkg_association()).
+_dm_linear_in_place() {
+	[ "${FL_DM_CORE:-stock}" = patched ] && [ "${FL_DIET:-0}" -ge 5 ]
+}
+
 # _dm_target_load NAME: load the module of an in-tree dm target (dm-crypt)
 # for the dm core under test.  On the patched core (FL_DM_CORE=patched)
 # that is NAME.ko built beside FL_DM_MOD (the patched build puts the

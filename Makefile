@@ -124,10 +124,12 @@ lint: lint-version lint-scripts
 		{ echo "tools/fastlinearctl --version is not MODULE_VERSION $(VERSION)"; exit 1; }
 
 # the copies of the version that cannot be derived from MODULE_VERSION
-# (version.mk): the target's .version, dkms.conf's PACKAGE_VERSION, and
+# (version.mk): the target's .version, dkms.conf's PACKAGE_VERSION, the
+# upstream part of debian/changelog's version (dpkg reads it there; the
+# Debian revision after it has no other home), and
 # /usr/src/dm-fastlinear-X.Y.Z in the documentation
 VERSION_DOCS = $(wildcard *.md */*.md dkms.conf tools/*.[0-9])
-## MODULE_VERSION's copies in dm-fastlinear.c, dkms.conf and the docs
+## MODULE_VERSION's copies in dm-fastlinear.c, dkms.conf, debian/changelog and the docs
 lint-version:
 	@echo '$(VERSION)' | grep -qxE '[0-9]+\.[0-9]+\.[0-9]+' || \
 		{ echo "dm-fastlinear.c: MODULE_VERSION is not one X.Y.Z: '$(VERSION)'"; exit 1; }
@@ -136,10 +138,12 @@ lint-version:
 		{ echo "dm-fastlinear.c: target .version is not MODULE_VERSION $(VERSION)"; exit 1; }
 	@grep -qx 'PACKAGE_VERSION="$(VERSION)"' dkms.conf || \
 		{ echo "dkms.conf: PACKAGE_VERSION is not MODULE_VERSION $(VERSION)"; exit 1; }
+	@test "$$(sed -n '1s/^dm-fastlinear (\(.*\)-[^-]*) .*/\1/p' debian/changelog)" = '$(VERSION)' || \
+		{ echo "debian/changelog: its first version is not MODULE_VERSION $(VERSION)-REVISION"; exit 1; }
 	@! grep -noE 'dm-fastlinear-[0-9]+\.[0-9]+\.[0-9]+' $(VERSION_DOCS) | \
 		grep -vE ':dm-fastlinear-$(subst .,\.,$(VERSION))$$' || \
 		{ echo "these name another version than MODULE_VERSION $(VERSION)"; exit 1; }
-	@echo "lint-version: $(VERSION) (MODULE_VERSION) in dm-fastlinear.c, dkms.conf, $(words $(VERSION_DOCS)) docs"
+	@echo "lint-version: $(VERSION) (MODULE_VERSION) in dm-fastlinear.c, dkms.conf, debian/changelog, $(words $(VERSION_DOCS)) docs"
 
 ## shellcheck on every shell script, Python compiled (scripts/lint-scripts)
 lint-scripts:
@@ -282,6 +286,12 @@ dkms-uninstall:
 	dkms remove -m dm-fastlinear -v $(VERSION) --all
 	rm -rf /usr/src/dm-fastlinear-$(VERSION)
 
+# Debian packages (debian/): scripts/build-deb builds them in a copy of
+# the tree, build/deb/dm-fastlinear-VERSION, and leaves them in build/deb/
+## Debian packages dm-fastlinear-dkms and fastlinear-tools in build/deb/
+deb:
+	scripts/build-deb build/deb
+
 ## raw vs dm-linear vs fastlinear in a guest (bench/vm-bench), bench-cgroup
 bench: kmod bench-cgroup
 	./bench/vm-bench --kver $(KVER) -- $(BENCH_ARGS)
@@ -342,5 +352,5 @@ print-kver:
 .PHONY: help lint-version lint-scripts print-kver all modules kmod tools debug-kernel clean lint check check-host check-lvm-long check-kernels check-patched \
 	upstream-series diet-series check-series check-diet check-diet-core \
 	check-install check-cgroup-kernel durations \
-	install uninstall dkms-install dkms-uninstall dm-core-install dm-core-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \
+	install uninstall dkms-install dkms-uninstall deb dm-core-install dm-core-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \
 	bench-diet bench-cgroup demo

@@ -292,6 +292,12 @@ dkms-uninstall:
 deb:
 	scripts/build-deb build/deb
 
+# (tests/check-deb: lintian, then the packages in a throwaway bookworm
+# chroot; no guest, nothing installed on this host)
+## make deb, lintian, install, upgrade, remove and purge in a bookworm chroot
+check-deb:
+	./tests/check-deb --kver $(KVER)
+
 ## raw vs dm-linear vs fastlinear in a guest (bench/vm-bench), bench-cgroup
 bench: kmod bench-cgroup
 	./bench/vm-bench --kver $(KVER) -- $(BENCH_ARGS)
@@ -352,5 +358,5 @@ print-kver:
 .PHONY: help lint-version lint-scripts print-kver all modules kmod tools debug-kernel clean lint check check-host check-lvm-long check-kernels check-patched \
 	upstream-series diet-series check-series check-diet check-diet-core \
 	check-install check-cgroup-kernel durations \
-	install uninstall dkms-install dkms-uninstall deb dm-core-install dm-core-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \
+	install uninstall dkms-install dkms-uninstall deb check-deb dm-core-install dm-core-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \
 	bench-diet bench-cgroup demo

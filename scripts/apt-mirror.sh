@@ -25,3 +25,22 @@ apt_mirror() {
 	[ -n "$u" ] || { echo "apt_mirror: apt has no source for $codename main" >&2; return 1; }
 	echo "${u%/}"
 }
+
+# apt_sources: the machine's own Debian repositories of its release, the
+# release itself, -updates and -security (a kernel's headers may be only
+# in -security), one "deb URI SUITE main" line each, for a chroot of the
+# same release that must find what the machine finds (tests/check-deb).
+# Read from apt as apt_mirror does; fails with a message when there are none.
+apt_sources() {
+	local codename out
+
+	codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+	[ -n "$codename" ] || { echo "apt_sources: no VERSION_CODENAME in /etc/os-release" >&2; return 1; }
+	# shellcheck disable=SC2016 # $(REPO_URI), $(RELEASE): apt's fields
+	out=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' "Identifier: Packages" \
+		"Component: main" "Origin: Debian" |
+		awk -v c="$codename" '$2 == c || $2 == c "-updates" || $2 == c "-security" {
+			sub(/\/$/, "", $1); print "deb " $1 " " $2 " main" }' | sort -u)
+	[ -n "$out" ] || { echo "apt_sources: apt has no Debian source for $codename main" >&2; return 1; }
+	printf '%s\n' "$out"
+}

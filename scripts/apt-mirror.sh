@@ -1,6 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # shellcheck shell=bash
 #
+# apt_codename: VERSION_CODENAME of /etc/os-release (this machine's
+# release, whose repositories the functions below read); fails with a
+# message when there is none.
+apt_codename() {
+	local c
+	c=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+	[ -n "$c" ] || { echo "apt_codename: no VERSION_CODENAME in /etc/os-release" >&2; return 1; }
+	echo "$c"
+}
+
 # apt_mirror: the Debian mirror this machine's apt already uses, for the
 # private apt states and the sid chroot of scripts/setup.sh and
 # scripts/setup-kernels.sh (no mirror host is written into the scripts).
@@ -14,8 +24,7 @@
 apt_mirror() {
 	local codename origin u=''
 
-	codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
-	[ -n "$codename" ] || { echo "apt_mirror: no VERSION_CODENAME in /etc/os-release" >&2; return 1; }
+	codename=$(apt_codename) || return 1
 	for origin in "Origin: Debian" ""; do
 		# shellcheck disable=SC2016 # $(REPO_URI) is apt's field, not ours
 		u=$(apt-get indextargets --format '$(REPO_URI)' "Identifier: Packages" \
@@ -34,8 +43,7 @@ apt_mirror() {
 apt_sources() {
 	local codename out
 
-	codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
-	[ -n "$codename" ] || { echo "apt_sources: no VERSION_CODENAME in /etc/os-release" >&2; return 1; }
+	codename=$(apt_codename) || return 1
 	# shellcheck disable=SC2016 # $(REPO_URI), $(RELEASE): apt's fields
 	out=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' "Identifier: Packages" \
 		"Component: main" "Origin: Debian" |

@@ -191,12 +191,16 @@ _table() {
 }
 
 # _dm_linear_in_place: whether the dm core under test remaps a dm-linear
-# bio in place, with no clone (upstream/diet/'s patch 5, on the patched
-# core with FL_DIET=5 or more): the original bio is associated again at
+# bio in place, with no clone (the diet patch "dm: remap a bio of a
+# remap-only one-target table in place", 7.2's 05 and 6.12's 04, on the
+# patched core with FL_DIET: the build's file "diet", beside its dm-mod,
+# names the patches applied): the original bio is associated again at
 # the lower device (bio_associate_blkg()) where a clone would be
 # associated from it (bio_clone_blkg_association()).
 _dm_linear_in_place() {
-	[ "${FL_DM_CORE:-stock}" = patched ] && [ "${FL_DIET:-0}" -ge 5 ]
+	[ "${FL_DM_CORE:-stock}" = patched ] && [ -n "${FL_DIET:-}" ] &&
+		grep -q -- '-dm-remap-a-bio-of-a-remap-only-one-target-table-in-place\.patch$' \
+			"$(dirname "${FL_DM_MOD:-/nonexistent/dm-mod.ko}")/diet" 2>/dev/null
 }
 
 # _dm_target_load NAME: load the module of an in-tree dm target (dm-crypt)

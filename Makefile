@@ -200,7 +200,7 @@ diet-series:
 # and dm-unstripe built after each; no guest)
 ## the series for 7.2 and 6.1 checked: checkpatch, a build after each patch
 check-series:
-	nice -n 19 upstream/check-series 7.2 6.1
+	nice -n 19 upstream/check-series 7.2 6.12 6.1
 
 # (upstream/diet/: on top of the association series, each diet patch
 # checkpatched and built after the ones before it; no guest)

@@ -198,15 +198,15 @@ diet-series:
 # (checkpatch.pl --strict of each base on every patch and the cover
 # letter, then the patches one at a time with dm-mod, dm-crypt, dm-switch
 # and dm-unstripe built after each; no guest)
-## the series for 7.2 and 6.1 checked: checkpatch, a build after each patch
+## the series for every base in upstream/series/ checked: checkpatch, a build after each patch
 check-series:
-	nice -n 19 upstream/check-series 7.2 6.12 6.1
+	nice -n 19 upstream/check-series
 
 # (upstream/diet/: on top of the association series, each diet patch
 # checkpatched and built after the ones before it; no guest)
-## the diet series for 7.2 checked: checkpatch, a build after each patch
+## the diet series for every base in upstream/diet/ checked: checkpatch, a build after each patch
 check-diet:
-	nice -n 19 upstream/check-diet 7.2
+	set -e; for d in upstream/diet/v*/; do d=$${d%/}; nice -n 19 upstream/check-diet $${d##*/v}; done
 
 # (tests/check-diet-core: bench/diet-gate's icount cells and the tests
 # that declare KERNELS="diet", two guests side by side; CI runs it)
@@ -355,7 +355,11 @@ bench-cost-gate:
 print-kver:
 	@echo $(KVER)
 
-.PHONY: help lint-version lint-scripts print-kver all modules kmod tools debug-kernel clean lint check check-host check-lvm-long check-kernels check-patched \
+## print VERSION, the module's (MODULE_VERSION of dm-fastlinear.c)
+print-version:
+	@echo $(VERSION)
+
+.PHONY: help lint-version lint-scripts print-kver print-version all modules kmod tools debug-kernel clean lint check check-host check-lvm-long check-kernels check-patched \
 	upstream-series diet-series check-series check-diet check-diet-core \
 	check-install check-cgroup-kernel durations \
 	install uninstall dkms-install dkms-uninstall deb check-deb dm-core-install dm-core-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \

@@ -208,6 +208,13 @@ check-series:
 check-diet:
 	set -e; for d in upstream/diet/v*/; do d=$${d%/}; nice -n 19 upstream/check-diet $${d##*/v}; done
 
+# (upstream/lvm2/build-lvm2: Debian's lvm2 source via apt-get source,
+# which needs a deb-src list: LVM2_ARGS=--add-deb-src writes one from
+# this machine's apt sources; build/lvm2/ is not tracked; no guest)
+## lvm2 with upstream/lvm2/'s linear_target series, built and checked
+lvm2:
+	upstream/lvm2/build-lvm2 $(LVM2_ARGS)
+
 # (tests/check-diet-core: bench/diet-gate's icount cells and the tests
 # that declare KERNELS="diet", two guests side by side; CI runs it)
 ## the diet core in guests: its cost against the patched core's, a test subset
@@ -360,7 +367,7 @@ print-version:
 	@echo $(VERSION)
 
 .PHONY: help lint-version lint-scripts print-kver print-version all modules kmod tools debug-kernel clean lint check check-host check-lvm-long check-kernels check-patched \
-	upstream-series diet-series check-series check-diet check-diet-core \
+	upstream-series diet-series check-series check-diet check-diet-core lvm2 \
 	check-install check-cgroup-kernel durations \
 	install uninstall dkms-install dkms-uninstall deb check-deb dm-core-install dm-core-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \
 	bench-diet bench-cgroup demo

@@ -305,6 +305,13 @@ deb:
 check-deb:
 	./tests/check-deb --kver $(KVER)
 
+# (tests/check-boot: the packages installed in a Debian image booted with
+# systemd as PID 1 in QEMU, four boots; the image's base is cached in
+# /var/cache/dm-fastlinear-boot, FL_BOOT_CACHE=DIR)
+## the packages in a bookworm image booted with systemd in QEMU: boot, reload, reboot, purge
+check-boot:
+	./tests/check-boot --kver $(KVER)
+
 ## raw vs dm-linear vs fastlinear in a guest (bench/vm-bench), bench-cgroup
 bench: kmod bench-cgroup
 	./bench/vm-bench --kver $(KVER) -- $(BENCH_ARGS)
@@ -369,5 +376,5 @@ print-version:
 .PHONY: help lint-version lint-scripts print-kver print-version all modules kmod tools debug-kernel clean lint check check-host check-lvm-long check-kernels check-patched \
 	upstream-series diet-series check-series check-diet check-diet-core lvm2 \
 	check-install check-cgroup-kernel durations \
-	install uninstall dkms-install dkms-uninstall deb check-deb dm-core-install dm-core-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \
+	install uninstall dkms-install dkms-uninstall deb check-deb check-boot dm-core-install dm-core-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \
 	bench-diet bench-cgroup demo

@@ -350,9 +350,12 @@ _alive() {
 
 # _wait_pid PID SECS: wait at most SECS seconds for the background job PID
 # (a child of the test's shell) and return its exit status.  A job still
-# running then fails the test, with its kernel stack in the log.
+# running then fails the test, with its kernel stack in the log, and
+# what the test's _hang_dump, if it defines one, prints (the state of
+# the devices it was waiting on).
 _wait_pid() {
-	local pid=$1 secs=$2 i c
+	local pid=$1 secs=$2 i c task
+	local -a todo kids
 
 	for ((i = 0; i < secs * 10; i++)); do
 		_alive "$pid" || break
@@ -361,10 +364,20 @@ _wait_pid() {
 	if _alive "$pid"; then
 		_log "process $pid ($(cat "/proc/$pid/comm")) still running after ${secs}s:"
 		cat "/proc/$pid/stack" 2>/dev/null
-		for c in $(cat /proc/"$pid"/task/*/children 2>/dev/null); do
-			_log "child $c ($(cat "/proc/$c/comm" 2>/dev/null)):"
-			cat "/proc/$c/stack" 2>/dev/null
+		# every descendant, every thread: the one stuck is often the
+		# last (fio's job process, two shells below)
+		read -rd '' -a todo < <(cat /proc/"$pid"/task/*/children 2>/dev/null)
+		for ((i = 0; i < ${#todo[@]}; i++)); do
+			c=${todo[i]}
+			_log "descendant $c ($(cat "/proc/$c/comm" 2>/dev/null)):"
+			for task in /proc/"$c"/task/*; do
+				[ "${task##*/}" = "$c" ] || _log "thread ${task##*/}:"
+				cat "$task/stack" 2>/dev/null
+			done
+			read -rd '' -a kids < <(cat /proc/"$c"/task/*/children 2>/dev/null)
+			todo+=("${kids[@]}")
 		done
+		declare -F _hang_dump >/dev/null && _hang_dump
 		_fail "process $pid did not finish within ${secs}s (hang?)"
 	fi
 	wait "$pid"

@@ -703,23 +703,20 @@ static void unflock_path(const char *path, int fd)
 }
 
 /*
- * LVM's locking_dir as LVM itself reads it (lvm.conf, lvmlocal.conf,
- * LVM_SYSTEM_DIR, the compiled-in default): lvmconfig's answer, or the
- * default where there is no lvmconfig.
+ * KEY ("section/name") as LVM itself reads its configuration (lvm.conf,
+ * lvmlocal.conf, LVM_SYSTEM_DIR, the compiled-in default), from lvmconfig:
+ * a string's value without its quotes in BUF.  -1 when lvmconfig cannot
+ * be run or does not know KEY (an lvm2 without that setting).
  */
-static const char *lvm_lock_dir(void)
+static int lvmconfig(const char *key, char *buf, size_t size)
 {
-	static char dir[PATH_MAX - DM_NAME_LEN - 8];
-	char out[PATH_MAX + 32], *p, *q;
+	char out[PATH_MAX + 64], want[64], *p, *q;
 	int pfd[2], st;
 	ssize_t n, len = 0;
 	pid_t pid;
 
-	if (dir[0])
-		return dir;
-	snprintf(dir, sizeof(dir), "%s", LVM_LOCK_DIR);
 	if (pipe(pfd))
-		return dir;
+		return -1;
 	pid = fork();
 	if (pid == 0) {
 		int fd = open("/dev/null", O_RDWR);
@@ -728,8 +725,7 @@ static const char *lvm_lock_dir(void)
 		if (fd >= 0)
 			dup2(fd, 2);
 		setenv("LVM_SUPPRESS_FD_WARNINGS", "1", 1);
-		execlp("lvmconfig", "lvmconfig", "--typeconfig", "full",
-		       "global/locking_dir", (char *)NULL);
+		execlp("lvmconfig", "lvmconfig", "--typeconfig", "full", key, (char *)NULL);
 		_exit(127);
 	}
 	close(pfd[1]);
@@ -739,13 +735,25 @@ static const char *lvm_lock_dir(void)
 	close(pfd[0]);
 	out[len] = 0;
 	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
-		return dir;
-	p = strstr(out, "locking_dir=\"");
-	q = p ? strchr(p + 13, '"') : NULL;
-	if (q && q > p + 13) {
-		*q = 0;
-		snprintf(dir, sizeof(dir), "%s", p + 13);
-	}
+		return -1;
+	p = strrchr(key, '/');
+	snprintf(want, sizeof(want), "%s=\"", p ? p + 1 : key);
+	p = strstr(out, want);
+	q = p ? strchr(p + strlen(want), '"') : NULL;
+	if (!q)
+		return -1;
+	*q = 0;
+	snprintf(buf, size, "%s", p + strlen(want));
+	return 0;
+}
+
+/* LVM's locking_dir, or lvm2's default where there is no lvmconfig */
+static const char *lvm_lock_dir(void)
+{
+	static char dir[PATH_MAX - DM_NAME_LEN - 8];
+
+	if (!dir[0] && (lvmconfig("global/locking_dir", dir, sizeof(dir)) || !dir[0]))
+		snprintf(dir, sizeof(dir), "%s", LVM_LOCK_DIR);
 	return dir;
 }
 
@@ -1427,10 +1435,75 @@ static int status_one(const char *arg, int *shown)
 	return EXIT_DONE;
 }
 
+/*
+ * How linear LVs become fastlinear here: "native" when LVM loads its
+ * linear segments as fastlinear itself (activation/linear_target, from
+ * an lvm2 patch; a stock lvm2 has no such setting), else "udev" when our
+ * udev rule is installed and not masked (it converts the configured LVs
+ * after each reload), else "none" (only fastlinearctl convert).  TARGET
+ * gets the setting's value, "" when this lvm2 has none.
+ */
+static const char *lvm_path(char *target, size_t size)
+{
+	/* udev's rule directories, the first that has the file decides */
+	static const char * const dirs[] = {
+		"/etc/udev/rules.d", "/run/udev/rules.d",
+		"/usr/lib/udev/rules.d", "/lib/udev/rules.d",
+	};
+	char path[64], link[16];
+	unsigned int i;
+	struct stat st;
+	ssize_t n;
+
+	if (lvmconfig("activation/linear_target", target, size))
+		target[0] = 0;
+	if (!strcmp(target, FL_TARGET))
+		return "native";
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/95-fastlinear.rules", dirs[i]);
+		if (lstat(path, &st))
+			continue;
+		/* a link to /dev/null masks a rule of that name */
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n >= 0)
+			link[n] = 0;
+		return n >= 0 && !strcmp(link, "/dev/null") ? "none" : "udev";
+	}
+	return "none";
+}
+
+/* the last line of status: what loads the fastlinear tables of LVs */
+static void status_lvm(void)
+{
+	char target[64];
+	const char *path = lvm_path(target, sizeof(target));
+
+	if (json) {
+		printf(", \"lvm\": {\"linear_target\": ");
+		if (target[0])
+			json_str(target);
+		else
+			printf("null");
+		printf(", \"path\": \"%s\"}", path);
+		return;
+	}
+	if (target[0])
+		printf("lvm: activation/linear_target = \"%s\"", target);
+	else
+		printf("lvm: no activation/linear_target (a stock lvm2, or none)");
+	if (!strcmp(path, "native"))
+		printf(": LVM loads its linear segments as fastlinear itself\n");
+	else if (!strcmp(path, "udev"))
+		printf(": LVM loads linear, the udev rule converts the configured LVs\n");
+	else
+		printf(": LVM loads linear, no udev rule: only fastlinearctl convert\n");
+}
+
 static void json_begin(void)
 {
 	printf("{\"format\": %d, \"version\": ", JSON_FORMAT);
 	json_str(FL_VERSION);
+	status_lvm();
 	printf(", \"devices\": [");
 }
 
@@ -1628,5 +1701,7 @@ int main(int argc, char **argv)
 	}
 	if (op == OP_STATUS && json)
 		json_end(shown);
+	else if (op == OP_STATUS)
+		status_lvm();
 	return ret;
 }

@@ -215,14 +215,14 @@ check-diet:
 lvm2:
 	upstream/lvm2/build-lvm2 $(LVM2_ARGS)
 
-# (upstream/lvm2/run-suite: lvm2's own test/shell tests, the list in
-# upstream/lvm2/suite/tests, in one TCG guest on the 6.1 kernel in three
-# configurations: linear_target unset, fastlinear with the module loaded,
-# fastlinear with the module absent; long, not in CI; SUITE_ARGS: its
-# options, or test names)
+# (upstream/lvm2/run-suite --parallel: lvm2's own test/shell tests, the
+# list in upstream/lvm2/suite/tests, in three guests side by side, one per
+# configuration: linear_target unset, fastlinear with the module loaded,
+# fastlinear with the module absent; KVER: the test kernel (Debian's 6.1);
+# long, not in CI; SUITE_ARGS: more options, or test names)
 ## lvm2's own tests on the patched lvm2 (make lvm2 first): linear, fastlinear, fallback
 lvm2-suite: kmod
-	upstream/lvm2/run-suite $(SUITE_ARGS)
+	upstream/lvm2/run-suite --parallel --kver $(KVER) $(SUITE_ARGS)
 
 # (tests/check-diet-core: bench/diet-gate's icount cells and the tests
 # that declare KERNELS="diet", two guests side by side; CI runs it)

@@ -215,6 +215,15 @@ check-diet:
 lvm2:
 	upstream/lvm2/build-lvm2 $(LVM2_ARGS)
 
+# (upstream/lvm2/run-suite --parallel: lvm2's own test/shell tests, the
+# list in upstream/lvm2/suite/tests, in three guests side by side, one per
+# configuration: linear_target unset, fastlinear with the module loaded,
+# fastlinear with the module absent; KVER: the test kernel (Debian's 6.1);
+# long, not in CI; SUITE_ARGS: more options, or test names)
+## lvm2's own tests on the patched lvm2 (make lvm2 first): linear, fastlinear, fallback
+lvm2-suite: kmod
+	upstream/lvm2/run-suite --parallel --kver $(KVER) $(SUITE_ARGS)
+
 # (tests/check-diet-core: bench/diet-gate's icount cells and the tests
 # that declare KERNELS="diet", two guests side by side; CI runs it)
 ## the diet core in guests: its cost against the patched core's, a test subset
@@ -374,7 +383,7 @@ print-version:
 	@echo $(VERSION)
 
 .PHONY: help lint-version lint-scripts print-kver print-version all modules kmod tools debug-kernel clean lint check check-host check-lvm-long check-kernels check-patched \
-	upstream-series diet-series check-series check-diet check-diet-core lvm2 \
+	upstream-series diet-series check-series check-diet check-diet-core lvm2 lvm2-suite \
 	check-install check-cgroup-kernel durations \
 	install uninstall dkms-install dkms-uninstall deb check-deb check-boot dm-core-install dm-core-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \
 	bench-diet bench-cgroup demo

@@ -1480,10 +1480,7 @@ static void status_lvm(void)
 
 	if (json) {
 		printf(", \"lvm\": {\"linear_target\": ");
-		if (target[0])
-			json_str(target);
-		else
-			printf("null");
+		json_str_or_null(target);
 		printf(", \"path\": \"%s\"}", path);
 		return;
 	}

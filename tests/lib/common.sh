@@ -274,9 +274,47 @@ _fl_mode() {
 	dmsetup status "$1" | sed -n '1s/.* fastlinear blkg_assoc=\([a-z]*\) .*/\1/p'
 }
 
+# _dm_remove NAME: remove a dm device.  With udev running, dmsetup waits
+# until udev has handled the removal's event (its cookie): bounded here,
+# so that a udev that stopped handling events fails the test in minutes,
+# with where udev is, instead of at the test's timeout with dmsetup asleep.
 _dm_remove() {
-	dmsetup remove --retry "$1" || _fail "dmsetup remove $1 failed"
+	local pid secs end rc=0
+
+	secs=$(_secs 120)
+	end=$((SECONDS + secs))
+	dmsetup remove --retry "$1" &
+	pid=$!
+	# by the clock: under TCG on a loaded host a sleep's fork is slow
+	while _alive "$pid" && [ "$SECONDS" -lt "$end" ]; do
+		sleep 0.2
+	done
+	if _alive "$pid"; then
+		_log "dmsetup remove $1: udev has not handled its event in ${secs}s"
+		_udev_dump
+		# release the cookie, or dmsetup never returns
+		dmsetup udevcomplete_all -y >&2
+		wait "$pid"
+		_fail "dmsetup remove $1: udev handled no event for ${secs}s"
+	fi
+	wait "$pid" || rc=$?
+	[ "$rc" = 0 ] || _fail "dmsetup remove $1 failed"
 	sed -i "/^$1\$/d" "$FL_TMP/dms"
+}
+
+# _udev_dump: into the log, whether udevd answers, its workers and where
+# they sleep, the cookies waited on, and every task in D state
+_udev_dump() {
+	local p
+
+	_log "udevadm control --ping: $(timeout 10 udevadm control --ping 2>&1 && echo ok)"
+	_log "udev queue: $([ -e /run/udev/queue ] && echo 'events pending' || echo empty)"
+	dmsetup udevcookies >&2
+	ps -eo pid,ppid,stat,wchan:32,etime,args | awk 'NR == 1 || /udev|blkid|dmsetup/ || $3 ~ /^D/' >&2
+	for p in $(ps -eo pid=,stat= | awk '$2 ~ /^D/ { print $1 }') $(pgrep -x systemd-udevd); do
+		_log "stack of $p ($(cat "/proc/$p/comm" 2>/dev/null)):"
+		cat "/proc/$p/stack" 2>/dev/null >&2
+	done
 }
 
 _sectors() {

@@ -53,10 +53,24 @@ _kprobe_count() {
 		hits="$hits${hits:+ }$(_kprobe_hits "kc_$f")"
 	done
 	_kprobe_cleanup
-	udevadm control --start-exec-queue 2>/dev/null
+	_udev_start_queue
 	udevadm settle 2>/dev/null
 	[ "$rc" = 0 ] && echo "$hits"
 	return "$rc"
+}
+
+# _udev_start_queue: udev executes events again.  Checked: a request that
+# udevd did not answer in time (udevadm control's timeout, on a loaded
+# host) would leave it stopped, and every later dmsetup waiting on it.
+_udev_start_queue() {
+	local i
+
+	pgrep -x systemd-udevd >/dev/null || return 0
+	for i in 1 2 3; do
+		udevadm control --start-exec-queue && return 0
+		_log "udevadm control --start-exec-queue failed (try $i)" >&2
+	done
+	_fail "udev's event queue stays stopped" >&2
 }
 
 _kprobe_cleanup() {

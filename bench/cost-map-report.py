@@ -173,6 +173,8 @@ def stages(g):
         r["end_orig"] = inc(end)
         return r
     ai, at, mb = dms.find("alloc_io"), dms.find("alloc_tio"), dms.find("__map_bio")
+    if ai is None and mb is None and dms.find("submit_bio_noacct") is not None:
+        return stages_in_place(r, T, dms, mq, end)
     r["block"] = T - inc(dms) - inc(mq)
     r["submit"] = inc(dms) - inc(ai) - inc(at) - inc(mb)
     r["submit_srcu_find"] = inc(dms.find("__srcu_read_lock")) + inc(dms.find("dm_table_find_target")) + inc(dms.find("__max_io_len"))
@@ -205,6 +207,39 @@ def stages(g):
     r["completion_bio_endio_clone"] = exc(end) if end else 0.0
     return r
 
+# dm remapped the original bio in place (upstream/diet/ 05): no clone, no
+# __map_bio(); dm_submit_bio() accounts, maps, associates and requeues the
+# original, whose completion the lower's bio_endio() runs through dm's
+# hook (dm_remap_endio(): accounting, the record, then the original's
+# bio_endio()).  The same rows, read for that path.
+def below(n, a):	# n in a's graph
+    while n is not None and a is not None:
+        if n is a:
+            return True
+        n = n.parent
+    return False
+
+def stages_in_place(r, T, dms, mq, end):
+    acct, tm = dms.find("bdev_start_io_acct"), dms.find("linear_map") or dms.find("fastlinear_map")
+    # the association dm core makes, not one the target's map may make
+    asc = next((n for n in dms.walk() if n.name == "bio_associate_blkg" and not below(n, tm)), None)
+    sb = dms.find("submit_bio_noacct")
+    r["block"] = T - inc(dms) - inc(mq)
+    r["submit"] = inc(dms) - inc(acct) - inc(tm) - inc(asc) - inc(sb)
+    r["acct_start"] = r["acct_start_bdev"] = inc(acct)
+    r["remap"] = inc(tm) + inc(asc)
+    r["remap_map"] = inc(tm)
+    r["remap_inplace_assoc"] = inc(asc)
+    r["clone_submit"] = inc(sb)
+    r["clone_submit_cgroup"] = inc(sb.find("blk_cgroup_bio_start"))
+    orig = end.find("bio_endio") if end else None
+    ea = end.find("bdev_end_io_acct") if end else None
+    r["end_orig"] = inc(orig)
+    r["acct_end"] = r["acct_end_bdev"] = inc(ea)
+    r["completion"] = inc(end) - inc(orig) - inc(ea)
+    r["completion_bio_endio_clone"] = exc(end) if end else 0.0
+    return r
+
 S = {}
 for s, _ in STACKS:
     per = defaultdict(list)
@@ -227,10 +262,11 @@ ROWS = [
     ("remap_map", "  of which linear_map() / fastlinear_map()"),
     ("remap_map_assoc", "    of which bio_associate_blkg() (bio_set_dev)"),
     ("remap_clone_assoc", "  of which bio_clone_blkg_association()"),
-    ("clone_submit", "the clone's submit_bio_noacct(): checks, blk_cgroup_bio_start, onto current->bio_list"),
+    ("remap_inplace_assoc", "  of which bio_associate_blkg() of the original remapped in place (diet 05: no clone; the rows above and below then read for that path)"),
+    ("clone_submit", "the clone's (in place: the original's) submit_bio_noacct(): checks, blk_cgroup_bio_start, onto current->bio_list"),
     ("clone_submit_cgroup", "  of which blk_cgroup_bio_start()"),
     ("lower", "lower device: blk_mq_submit_bio() less the bio_endio() it calls (null_blk, blk-mq, its accounting)"),
-    ("completion", "completion: the clone's bio_endio(), clone_endio(), dm_io_dec_pending(), __dm_io_complete(), less the rows below"),
+    ("completion", "completion: the clone's bio_endio(), clone_endio(), dm_io_dec_pending(), __dm_io_complete() (in place: the lower's bio_endio(), dm_remap_endio()), less the rows below"),
     ("acct_end", "accounting, end: dm_io_acct() from __dm_io_complete()"),
     ("acct_end_bdev", "  of which bdev_end_io_acct()"),
     ("free", "free: bio_put() of the clone (free_io)"),

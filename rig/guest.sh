@@ -141,12 +141,14 @@ _guest_noise='^(\[ *[0-9]+\.[0-9]+\]|virtme: waiting for virtiofsd|fuse: invalid
 # uses (_guest_run)
 _guest_unused_mods=kvm,kvm_amd,kvm_intel,ccp,ahci,libahci,libata,sr_mod,cdrom,sg,psmouse,pcspkr,serio_raw,i6300esb,iTCO_wdt,iTCO_vendor_support,lpc_ich,i2c_i801,intel_pmc_bxt,aesni_intel,ghash_clmulni_intel
 
-# _guest_run OUT TIMEOUT IMAGE CMD ICOUNT: boot IMAGE, run the shell
-# command CMD, OUT writable (rig/vm).  A crash must end the run at once
-# (oops=panic, panic=-1) and say why: the kernel console (warnings and
-# worse) goes to OUT/kernel.log; the guest's own stderr still reaches ours.
+# _guest_run OUT TIMEOUT IMAGE CMD ICOUNT [APPEND]: boot IMAGE, run the
+# shell command CMD, OUT writable (rig/vm), with APPEND (kernel parameters,
+# rig/vm --append) at the end of the kernel's command line.  A crash must
+# end the run at once (oops=panic, panic=-1) and say why: the kernel
+# console (warnings and worse) goes to OUT/kernel.log; the guest's own
+# stderr still reaches ours.
 _guest_run() {
-	local out=$1 timeout=$2 image=$3 cmd=$4 icount=$5 accel cpus=2
+	local out=$1 timeout=$2 image=$3 cmd=$4 icount=$5 append=${6:-} accel cpus=2
 	local args="oops=panic panic=-1 softlockup_panic=1 loglevel=5"
 	local -a qopts=()
 
@@ -156,6 +158,7 @@ _guest_run() {
 	# Blacklisted for modprobe's alias lookups only: an explicit modprobe
 	# of one still loads it.
 	args+=" modprobe.blacklist=$_guest_unused_mods"
+	[ -z "$append" ] || args+=" $append"
 
 	accel=$(_guest_accel)
 	# Under TCG one host thread runs both vCPUs (thread=single).  With a

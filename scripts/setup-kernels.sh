@@ -7,9 +7,14 @@
 #   7.2   the newest build in sid: its headers need gcc-16, so they live in
 #         a debootstrap'd sid chroot (make builds there, see
 #         scripts/chroot-make); the image is unpacked for the guest only.
+#   6.12-rt  the same build's PREEMPT_RT flavour (linux-image-6.12.N+deb12-
+#         rt-amd64 and its headers), only when FL_KERNELS names it: not
+#         part of the default matrix (upstream/diet/README.md, PREEMPT_RT)
 # Writes the matrix to /var/lib/dm-fastlinear/kernels, one "KVER SYSROOT"
 # line per kernel (SYSROOT "-" for the host).  FL_KERNELS="6.12 7.2"
-# (default) picks the series; FL_KERNELS="" installs none.
+# (default) picks the series; FL_KERNELS="" installs none;
+# FL_KERNELS="6.12 7.2 6.12-rt" adds the RT flavour to the matrix (so
+# make check-kernels and bench-cost-gate run on it too).
 
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
@@ -39,11 +44,11 @@ newest() {	# PATTERN: the newest package name apt knows that matches
 	"$@" | awk '{ print $1 }' | sort -V | tail -1
 }
 
-k612() {
-	local pkg kver
+k612() {	# [FLAVOUR]: rt for the PREEMPT_RT build (default: amd64's own)
+	local pkg kver flavour=${1:+$1-}
 	apt_for bookworm-backports
-	pkg=$(newest apt-cache "${apt_opts[@]}" search --names-only '^linux-image-6\.12\.[0-9]+\+deb12-amd64$')
-	[ -n "$pkg" ] || { echo "setup-kernels: no 6.12 image in bookworm-backports" >&2; return 1; }
+	pkg=$(newest apt-cache "${apt_opts[@]}" search --names-only "^linux-image-6\.12\.[0-9]+\+deb12-${flavour}amd64\$")
+	[ -n "$pkg" ] || { echo "setup-kernels: no 6.12 ${flavour}amd64 image in bookworm-backports" >&2; return 1; }
 	kver=${pkg#linux-image-}
 	if [ ! -e "/lib/modules/$kver/build/Makefile" ] || [ ! -e "/boot/vmlinuz-$kver" ]; then
 		# INITRD=No: the guest runner boots without an initramfs, and
@@ -96,8 +101,9 @@ k72() {
 for series in ${FL_KERNELS-6.12 7.2}; do
 	case $series in
 	6.12) k612 >>"$list.new" ;;
+	6.12-rt) k612 rt >>"$list.new" ;;
 	7.2) k72 >>"$list.new" ;;
-	*) echo "setup-kernels: unknown series $series (6.12, 7.2)" >&2; exit 1 ;;
+	*) echo "setup-kernels: unknown series $series (6.12, 6.12-rt, 7.2)" >&2; exit 1 ;;
 	esac
 done
 mv "$list.new" "$list"

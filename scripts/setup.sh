@@ -46,6 +46,7 @@ if [ ! -x "$src/scripts/checkpatch.pl" ]; then
 		linux-source-6.1/include
 fi
 # The newer kernels of the matrix (6.12 from bookworm-backports, 7.2 from
-# sid with a sid chroot for its headers); FL_KERNELS="" skips them.
+# sid with a sid chroot for its headers); FL_KERNELS="" skips them,
+# FL_KERNELS="6.12 7.2 6.12-rt" adds 6.12's PREEMPT_RT flavour.
 "$(dirname "$0")/setup-kernels.sh"
 echo "setup done: $(vng --version 2>&1 | head -1), kernels: $(ls /lib/modules | tr '\n' ' ')"

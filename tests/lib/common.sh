@@ -203,6 +203,16 @@ _dm_linear_in_place() {
 			"$(dirname "${FL_DM_MOD:-/nonexistent/dm-mod.ko}")/diet" 2>/dev/null
 }
 
+# _dm_remap_io_cache: whether the dm core under test keeps the records of
+# its in-place remaps in a per-cpu cache (the diet patch "dm: keep the
+# records of in-place remaps in a per-cpu cache", 7.2's 07 and 6.12's 05:
+# the slab cache dm_remap_io, a cpu hotplug teardown, a drain at unload)
+_dm_remap_io_cache() {
+	_dm_linear_in_place &&
+		grep -q -- '-dm-keep-the-records-of-in-place-remaps-in-a-per-cpu-cache\.patch$' \
+			"$(dirname "$FL_DM_MOD")/diet" 2>/dev/null
+}
+
 # _dm_target_load NAME: load the module of an in-tree dm target (dm-crypt)
 # for the dm core under test.  On the patched core (FL_DM_CORE=patched)
 # that is NAME.ko built beside FL_DM_MOD (the patched build puts the

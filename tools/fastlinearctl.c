@@ -7,6 +7,7 @@
  *   fastlinearctl [OPTIONS] convert DEV...|--all-lvm|--configured [DEV...]
  *   fastlinearctl [OPTIONS] revert  DEV...|--all-lvm
  *   fastlinearctl [OPTIONS] status  [DEV...] [--json]
+ *   fastlinearctl [OPTIONS] udev-gate [--job] dm-N   (95-fastlinear.rules)
  *
  * DEV: a dm name, /dev/mapper/NAME, /dev/dm-N, dm-N, /dev/VG/LV, VG/LV or
  * a dm UUID.  Exit status: 0 done (or nothing to do), 1 refused or failed
@@ -52,10 +53,10 @@
 #define JSON_FORMAT	1
 #define MAX_WAIT	86400
 
-enum op { OP_CONVERT, OP_REVERT, OP_STATUS };
+enum op { OP_CONVERT, OP_REVERT, OP_STATUS, OP_GATE };
 enum { EXIT_DONE, EXIT_FAILED, EXIT_USAGE, EXIT_SUSPENDED };
 
-static bool dry_run, json, quiet, configured_only, all_lvm;
+static bool dry_run, json, quiet, configured_only, all_lvm, gate_job;
 static int lock_wait = 10;		/* seconds to wait for a lock */
 static const char *conf_path = FL_CONF;
 static const char *state_dir = FL_STATE_DIR;
@@ -1272,6 +1273,98 @@ out:
 	return ret;
 }
 
+/* ---- udev: a configured device held back from systemd until converted -- */
+
+/*
+ * The release file the udev job writes when it gives up on converting D
+ * (kernel name KNAME) before systemd may use it: STATE_DIR/ready/KNAME,
+ * whose first line is D's UUID (its name if it has none), so that a file
+ * left by an earlier device of that kernel name does not count.
+ */
+static bool released(const struct dev *d, const char *kname)
+{
+	char path[PATH_MAX], line[DM_UUID_LEN + 2];
+	const char *id = d->uuid[0] ? d->uuid : d->name;
+	bool same = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/ready/%s", state_dir, kname);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		same = !strcmp(line, id);
+	}
+	fclose(f);
+	return same;
+}
+
+/*
+ * udev-gate [--job] dm-N, for 95-fastlinear.rules (IMPORT{program}, only
+ * while systemd runs): whether udev should keep dm-N from systemd
+ * (SYSTEMD_READY=0: its device unit stays inactive, an fstab mount of it
+ * waits) until the job the rule queues has converted it.  The previous
+ * event's udev database (this event's is written after the rules ran)
+ * says whether systemd has had the device: tagged "systemd" by
+ * 99-systemd.rules and SYSTEMD_READY not 0.  A device activated in the
+ * initramfs (whose udev has lvm2's rules but not systemd's) is not
+ * tagged until the coldplug event after the switch to the root: systemd
+ * has not had it.  If it was ready, it prints FASTLINEAR_READY=1 and the rule never asks again (holding back a
+ * device systemd has would stop the mounts bound to it).  Else it prints
+ * FASTLINEAR_GATE=1 if the device is configured, has a linear segment in
+ * its live table, is not open, not suspended, the job has not given up on
+ * it (STATE_DIR/ready/dm-N) and either this event queues a job (--job) or
+ * the previous event was held (its job is still to end).  Reads only; no
+ * lock, no modprobe.  Exit status 0 but for a usage error.
+ */
+static int udev_gate(const char *kname, bool job)
+{
+	char path[PATH_MAX];
+	struct udev_device *ud;
+	struct table t = { 0 };
+	struct udev *udev;
+	bool held = false;
+	const char *v;
+	struct dev d;
+	int c;
+
+	if (!is_kname(kname)) {
+		err("udev-gate: %s is not a kernel name dm-N", kname);
+		return EXIT_USAGE;
+	}
+	snprintf(path, sizeof(path), "/sys/block/%s/dm/name", kname);
+	if (dev_info_sysfs(path, &d))
+		return EXIT_DONE;
+	udev = udev_new();
+	if (!udev)
+		return EXIT_DONE;
+	ud = udev_device_new_from_devnum(udev, 'b', makedev(d.info.major, d.info.minor));
+	if (ud) {
+		v = udev_device_get_property_value(ud, "SYSTEMD_READY");
+		if (udev_device_has_tag(ud, "systemd") && (!v || strcmp(v, "0"))) {
+			udev_device_unref(ud);
+			udev_unref(udev);
+			printf("FASTLINEAR_READY=1\n");
+			return EXIT_DONE;
+		}
+		v = udev_device_get_property_value(ud, "FASTLINEAR_GATE");
+		held = v && !strcmp(v, "1");
+		udev_device_unref(ud);
+	}
+	udev_unref(udev);
+	if ((!job && !held) || !d.info.live_table || d.info.suspended ||
+	    d.info.open_count > 0 || released(&d, kname))
+		return EXIT_DONE;
+	c = configured(&d);
+	if (c <= 0 || dm_read(d.name, DM_DEVICE_TABLE, false, &t))
+		return EXIT_DONE;
+	if (table_count(&t, "linear"))
+		printf("FASTLINEAR_GATE=1\n");
+	table_free(&t);
+	return EXIT_DONE;
+}
+
 /* ---- status ------------------------------------------------------------ */
 
 /* the length of the valid UTF-8 sequence at S, or 0 */
@@ -1529,6 +1622,7 @@ static void usage(FILE *f)
 		"usage: %s [OPTIONS] convert [--] DEV...|--all-lvm|--configured [DEV...]\n"
 		"       %s [OPTIONS] revert [--] DEV...|--all-lvm\n"
 		"       %s [OPTIONS] status [--] [DEV...|--all-lvm]\n"
+		"       %s [OPTIONS] udev-gate [--job] dm-N   (for 95-fastlinear.rules)\n"
 		"       %s --version\n"
 		"DEV: dm name, /dev/mapper/NAME, /dev/dm-N, dm-N, /dev/VG/LV, VG/LV or dm UUID\n"
 		"  -n, --dry-run        say what would change; change nothing, take no lock\n"
@@ -1541,7 +1635,7 @@ static void usage(FILE *f)
 		"  -q, --quiet          no messages but errors\n"
 		"  -V, --version        print the version\n"
 		"See fastlinearctl(8).\n",
-		prog, prog, prog, prog, MAX_WAIT);
+		prog, prog, prog, prog, prog, MAX_WAIT);
 }
 
 /* SECS for --wait: a whole number of seconds, else -1 */
@@ -1590,7 +1684,7 @@ static int every_device(enum op op, int *shown)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_CONFIGURED = 256, OPT_ALL_LVM, OPT_STATE_DIR };
+	enum { OPT_CONFIGURED = 256, OPT_ALL_LVM, OPT_STATE_DIR, OPT_JOB };
 	static const struct option opts[] = {
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "json", no_argument, NULL, 'j' },
@@ -1599,6 +1693,7 @@ int main(int argc, char **argv)
 		{ "configured", no_argument, NULL, OPT_CONFIGURED },
 		{ "all-lvm", no_argument, NULL, OPT_ALL_LVM },
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+		{ "job", no_argument, NULL, OPT_JOB },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1637,6 +1732,9 @@ int main(int argc, char **argv)
 		case OPT_STATE_DIR:
 			state_dir = optarg;
 			break;
+		case OPT_JOB:
+			gate_job = true;
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -1663,9 +1761,16 @@ int main(int argc, char **argv)
 		op = OP_REVERT;
 	} else if (!strcmp(s, "status")) {
 		op = OP_STATUS;
+	} else if (!strcmp(s, "udev-gate")) {
+		op = OP_GATE;
 	} else {
 		err("unknown command '%s'", s);
 		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if ((gate_job && op != OP_GATE) ||
+	    (op == OP_GATE && (optind + 1 != argc || configured_only || all_lvm))) {
+		err("udev-gate takes one dm-N, and --job only");
 		return EXIT_USAGE;
 	}
 	if (configured_only && op != OP_CONVERT) {
@@ -1682,6 +1787,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	dm_log_with_errno_init(dm_logger);
+	if (op == OP_GATE)
+		return udev_gate(argv[optind], gate_job);
 	if (op == OP_STATUS && json)
 		json_begin();
 	if (!dm_driver_version(drv, sizeof(drv))) {

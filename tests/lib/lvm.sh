@@ -59,8 +59,10 @@ _lvm_setup() {
 		-e "s|@ENV@|LVM_SYSTEM_DIR=$d LVM_SUPPRESS_FD_WARNINGS=1|" -e "s|@WAIT@|60|" \
 		"$FL_SRC/tools/fastlinear-queue" >"$FL_TMP/fl-queue"
 	chmod +x "$FL_TMP/fl-queue"
-	sed "s|@QUEUE@|$FL_TMP/fl-queue|" "$FL_SRC/tools/95-fastlinear.rules" \
-		>/run/udev/rules.d/95-fastlinear.rules
+	# (its udev-gate line runs only under systemd: never in these guests)
+	sed -e "s|@QUEUE@|$FL_TMP/fl-queue|" -e "s|@CTL@|$FL_CTL|" \
+		-e "s|@CTLARGS@|--config $FASTLINEAR_CONF --state-dir $FASTLINEAR_STATE_DIR|" \
+		"$FL_SRC/tools/95-fastlinear.rules" >/run/udev/rules.d/95-fastlinear.rules
 	: >/run/udev/rules.d/69-lvm.rules
 	echo 1 >"$FL_TMP/lvm-rules"
 	udevadm control --reload || _fail "udevadm control --reload failed"

@@ -513,6 +513,14 @@ static int resolve(const char *arg, struct dev *d)
 	return ret;
 }
 
+/* whether udev's database gives UD the property PROP with the value VAL */
+static bool udev_prop_is(struct udev_device *ud, const char *prop, const char *val)
+{
+	const char *v = udev_device_get_property_value(ud, prop);
+
+	return v && !strcmp(v, val);
+}
+
 /*
  * The udev flags the device's last event carried (udev's database, where
  * 55-dm.rules and 56-lvm.rules keep them), for the resume's cookie: a
@@ -542,29 +550,24 @@ static uint16_t dev_udev_flags(const struct dev *d)
 	struct udev *udev = udev_new();
 	struct udev_device *ud;
 	uint16_t flags = 0;
-	const char *v;
 	size_t i;
 
 	if (!udev)
 		return 0;
 	ud = udev_device_new_from_devnum(udev, 'b', makedev(d->info.major, d->info.minor));
 	if (ud) {
-		for (i = 0; i < sizeof(props) / sizeof(props[0]); i++) {
-			v = udev_device_get_property_value(ud, props[i].prop);
-			if (v && !strcmp(v, "1"))
+		for (i = 0; i < sizeof(props) / sizeof(props[0]); i++)
+			if (udev_prop_is(ud, props[i].prop, "1"))
 				flags |= props[i].flag;
-		}
 		/*
 		 * LVM's NOSCAN (subsystem flag 0) is for one event, before
 		 * lvcreate zeroes the LV: the rules then set the "other
 		 * rules" flag too, keeping the one they replaced, and clear
 		 * both on the next event.  Resume as that event would.
 		 */
-		v = udev_device_get_property_value(ud, "DM_NOSCAN");
-		if (v && !strcmp(v, "1")) {
+		if (udev_prop_is(ud, "DM_NOSCAN", "1")) {
 			flags &= ~(DM_SUBSYSTEM_UDEV_FLAG0 | DM_UDEV_DISABLE_OTHER_RULES_FLAG);
-			v = udev_device_get_property_value(ud, "DM_DISABLE_OTHER_RULES_FLAG_OLD");
-			if (v && !strcmp(v, "1"))
+			if (udev_prop_is(ud, "DM_DISABLE_OTHER_RULES_FLAG_OLD", "1"))
 				flags |= DM_UDEV_DISABLE_OTHER_RULES_FLAG;
 		}
 		udev_device_unref(ud);
@@ -1310,8 +1313,9 @@ static bool released(const struct dev *d, const char *kname)
  * 99-systemd.rules and SYSTEMD_READY not 0.  A device activated in the
  * initramfs (whose udev has lvm2's rules but not systemd's) is not
  * tagged until the coldplug event after the switch to the root: systemd
- * has not had it.  If it was ready, it prints FASTLINEAR_READY=1 and the rule never asks again (holding back a
- * device systemd has would stop the mounts bound to it).  Else it prints
+ * has not had it.  If it was ready, it prints FASTLINEAR_READY=1 and the
+ * rule never asks again (holding back a device systemd has would stop
+ * the mounts bound to it).  Else it prints
  * FASTLINEAR_GATE=1 if the device is configured, has a linear segment in
  * its live table, is not open, not suspended, the job has not given up on
  * it (STATE_DIR/ready/dm-N) and either this event queues a job (--job) or
@@ -1323,11 +1327,9 @@ static int udev_gate(const char *kname, bool job)
 	char path[PATH_MAX];
 	struct udev_device *ud;
 	struct table t = { 0 };
+	bool held = false, ready = false;
 	struct udev *udev;
-	bool held = false;
-	const char *v;
 	struct dev d;
-	int c;
 
 	if (!is_kname(kname)) {
 		err("udev-gate: %s is not a kernel name dm-N", kname);
@@ -1341,23 +1343,20 @@ static int udev_gate(const char *kname, bool job)
 		return EXIT_DONE;
 	ud = udev_device_new_from_devnum(udev, 'b', makedev(d.info.major, d.info.minor));
 	if (ud) {
-		v = udev_device_get_property_value(ud, "SYSTEMD_READY");
-		if (udev_device_has_tag(ud, "systemd") && (!v || strcmp(v, "0"))) {
-			udev_device_unref(ud);
-			udev_unref(udev);
-			printf("FASTLINEAR_READY=1\n");
-			return EXIT_DONE;
-		}
-		v = udev_device_get_property_value(ud, "FASTLINEAR_GATE");
-		held = v && !strcmp(v, "1");
+		ready = udev_device_has_tag(ud, "systemd") &&
+			!udev_prop_is(ud, "SYSTEMD_READY", "0");
+		held = udev_prop_is(ud, "FASTLINEAR_GATE", "1");
 		udev_device_unref(ud);
 	}
 	udev_unref(udev);
+	if (ready) {
+		printf("FASTLINEAR_READY=1\n");
+		return EXIT_DONE;
+	}
 	if ((!job && !held) || !d.info.live_table || d.info.suspended ||
 	    d.info.open_count > 0 || released(&d, kname))
 		return EXIT_DONE;
-	c = configured(&d);
-	if (c <= 0 || dm_read(d.name, DM_DEVICE_TABLE, false, &t))
+	if (configured(&d) <= 0 || dm_read(d.name, DM_DEVICE_TABLE, false, &t))
 		return EXIT_DONE;
 	if (table_count(&t, "linear"))
 		printf("FASTLINEAR_GATE=1\n");

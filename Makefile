@@ -109,8 +109,10 @@ help:
 	@echo "make [VARIABLE=VALUE ...] TARGET (the variables: the top of the Makefile)"
 	@awk '$(HELP_AWK)' $(MAKEFILE_LIST)
 
-## checkpatch, sparse, -Werror builds, lint-version, lint-scripts
+## checkpatch, sparse, -Werror builds, lint-version, lint-scripts, README.md's length
 lint: lint-version lint-scripts
+	@n=$$(wc -l <README.md); test "$$n" -le 200 || \
+		{ echo "README.md: $$n lines, more than 200: it is for users; detail goes to the man pages, tests/README.md or upstream/"; exit 1; }
 	@phony=$$(sed -n '/^\.PHONY:/{:a;/\\$$/{N;ba};s/\\\n//g;s/^\.PHONY://;p}' Makefile); \
 	have=$$(awk -v list=1 '$(HELP_AWK)' $(MAKEFILE_LIST)); \
 	for t in $$phony; do printf '%s\n' "$$have" | grep -qxF "$$t" || \
@@ -276,9 +278,9 @@ uninstall:
 	$(MAKE) -C tools uninstall
 
 # The patched dm core (rig/build-dm-patched.sh into build/) installed for
-# KVER, in place of its own: rig/dm-core-install, README's "The patched dm
-# core on a host".  It prints a warning first; it replaces every dm
-# device's core on KVER from the next load of dm-mod on.
+# KVER, in place of its own: rig/dm-core-install, "The patched dm core on
+# a host" in upstream/README.md.  It prints a warning first; it replaces
+# every dm device's core on KVER from the next load of dm-mod on.
 ## REPLACES KVER's dm core: upstream/'s patched dm-mod to updates/dm-core, depmod
 dm-core-install:
 	DESTDIR="$(DESTDIR)" rig/dm-core-install install $(KVER) $(DIET)

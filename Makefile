@@ -84,6 +84,10 @@ kmod: $(if $(filter 1,$(DEBUG_KERNEL)),debug-kernel)
 tools:
 	$(MAKE) -C tools WERROR=$(WERROR)
 
+## fastlinearctl's unit tests (config, tables, JSON, names), on this host
+check-unit:
+	$(MAKE) -C tools WERROR=1 check-unit
+
 ## the kernel of DEBUG_KERNEL=1, built if need be
 debug-kernel:
 	rig/build-kernel.sh debug
@@ -154,7 +158,7 @@ lint-scripts:
 # on the kernel's own dm core (stock) and on one without upstream
 # 2df8b310bcfe (nofix); DM_CORE=stock|nofix: one; TESTS="group/name ..."
 ## the test suite in QEMU guests (virtme-ng), stock and nofix dm core
-check: kmod tools
+check: check-unit kmod tools
 	mkdir -p tests/out
 	$(if $(DM_CORE),DM_CORES="$(DM_CORE)") FL_SHARDS=$${FL_SHARDS:-auto} \
 		./tests/check --kver $(KVER) $(if $(TESTS),-- $(TESTS))
@@ -384,7 +388,7 @@ print-kver:
 print-version:
 	@echo $(VERSION)
 
-.PHONY: help lint-version lint-scripts print-kver print-version all modules kmod tools debug-kernel clean lint check check-host check-lvm-long check-kernels check-patched \
+.PHONY: help lint-version lint-scripts print-kver print-version all modules kmod tools check-unit debug-kernel clean lint check check-host check-lvm-long check-kernels check-patched \
 	upstream-series diet-series check-series check-diet check-diet-core lvm2 lvm2-suite \
 	check-install check-cgroup-kernel durations \
 	install uninstall dkms-install dkms-uninstall deb check-deb check-boot dm-core-install dm-core-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \

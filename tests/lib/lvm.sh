@@ -355,12 +355,11 @@ _lvm_ctl_exit() {
 _lvm_ctl_json() {
 	local w=$FL_TMP/ctl-json
 
-	if [ ! -x "$w" ]; then
-		# shellcheck disable=SC2016
-		printf '#!/bin/sh\n"%s" "$@" >"%s"\nrc=$?\ncat "%s"\nexit $rc\n' \
-			"$FL_CTL" "$FL_TMP/ctl.json" "$FL_TMP/ctl.json" >"$w"
-		chmod +x "$w"
-	fi
+	# remade each time: FL_CTL may be another (tests/lvm/lvm-path)
+	# shellcheck disable=SC2016
+	printf '#!/bin/sh\n"%s" "$@" >"%s"\nrc=$?\ncat "%s"\nexit $rc\n' \
+		"$FL_CTL" "$FL_TMP/ctl.json" "$FL_TMP/ctl.json" >"$w"
+	chmod +x "$w"
 	FL_CTL=$w _lvm_ctl "$@"
 }
 
@@ -436,6 +435,18 @@ _expect_rw() {
 # (tests/lvm/fault-injection, tests/lvm/signals: under LD_PRELOAD, in the
 # background to be killed, hundreds of times; each fork counts under TCG,
 # so the polls here are bash builtins)
+
+# _lvm_ctl_ns PROG FAKE: $FL_TMP/ctl-ns, fastlinearctl with FAKE bound
+# over PROG (/sbin/lvmconfig, /sbin/modprobe: it runs them at those paths,
+# not through PATH) in a mount namespace of its own; run it as
+# FL_CTL=$FL_TMP/ctl-ns _lvm_ctl ...  PROG is a link (to lvm, to kmod):
+# the bind covers what it links to, so FAKE must not run that
+_lvm_ctl_ns() {
+	# shellcheck disable=SC2016
+	printf '#!/bin/sh\nexec unshare -m sh -c '\''mount --bind "$0" "$1" && shift && exec "$@"'\'' "%s" "%s" "%s" "$@"\n' \
+		"$2" "$1" "$FL_CTL" >"$FL_TMP/ctl-ns"
+	chmod +x "$FL_TMP/ctl-ns"
+}
 
 # _lvm_ctl_argv: FL_CTL_ARGV, what _lvm_ctl runs (fastlinearctl with the
 # test's --config and --state-dir), for a test that runs it itself

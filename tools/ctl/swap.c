@@ -435,8 +435,8 @@ static int swap_finish(const struct opts *o, const struct dev *d,
 		    c->read_ahead);
 	ret = dm_read(d, DM_DEVICE_TABLE, false, &now);
 	if (ret) {
-		err("%s: the new table is live (the resume succeeded), but reading it back failed",
-		    d->name);
+		err("%s: the new table (%s) is live (the resume succeeded), but reading it back failed",
+		    d->name, converted ? "fastlinear" : "linear");
 	} else if (!table_equal(&now, want)) {
 		err("%s: after the resume the live table is not the one loaded (changed by someone else)",
 		    d->name);

@@ -571,3 +571,71 @@ _lvm_fio_kill() {
 	wait "$pid" 2>/dev/null
 	rm -f "$FL_TMP/fio-pid"
 }
+
+# ---- testsB: tests/lvm/read-ahead, soft-ro, config-errors, json-names ----
+
+# _lvm_cases FUNC...: each FUNC in a subshell of its own (its _fail ends
+# that case only, and a case changes no variable of the test), each
+# result logged; then fail naming every case that failed: one run shows
+# each defect, not only the first.  A case must not call _lvm_defer (the
+# subshell's EXIT trap would run it when the case ends).
+_lvm_cases() {
+	local c
+	local -a bad=()
+
+	for c in "$@"; do
+		_log "---- case $c"
+		if ("$c"); then
+			_log "---- case $c: ok"
+		else
+			_log "---- case $c: FAILED"
+			bad+=("$c")
+		fi
+	done
+	[ "${#bad[@]}" = 0 ] || _fail "${#bad[@]} of $# cases failed: ${bad[*]}"
+}
+
+# _expect_ra DEV SECTORS WHAT: DEV's read-ahead (blockdev --getra, in
+# 512-byte sectors) is SECTORS
+_expect_ra() {
+	_expect_eq "$(blockdev --getra "$1")" "$2" "$3: read-ahead of $1"
+}
+
+# _lvm_ctl_cfg SECS CONFIG ARGS...: _lvm_ctl with CONFIG as its only
+# --config and a limit of SECS seconds (scaled), 124 when it was still
+# running then; its output in $FL_TMP/ctl.out and the log; its status
+_lvm_ctl_cfg() {
+	local secs=$1 conf=$2 rc=0
+
+	shift 2
+	_log "+ fastlinearctl --config $conf $* (limit ${secs}s)"
+	timeout "$(_secs "$secs")" "$FL_CTL" --config "$conf" \
+		--state-dir "$FASTLINEAR_STATE_DIR" "$@" >"$FL_TMP/ctl.out" 2>&1 </dev/null || rc=$?
+	_lvm_indent "  | " <"$FL_TMP/ctl.out"
+	_log "  exit $rc"
+	return "$rc"
+}
+
+# _dm_raw_create NAME TABLE: a dm device named with NAME's bytes as they
+# are (dmsetup --manglename none: no \xNN mangling by libdm), removed when
+# the test ends (the names, any byte but NUL and '/', kept NUL-separated)
+_dm_raw_create() {
+	if [ ! -e "$FL_TMP/dms-raw" ]; then
+		: >"$FL_TMP/dms-raw"
+		_lvm_defer _dm_raw_cleanup
+	fi
+	printf '%s\0' "$1" >>"$FL_TMP/dms-raw"
+	dmsetup --manglename none create "$1" --table "$2" ||
+		_fail "dmsetup --manglename none create $(printf '%q' "$1") '$2' failed"
+}
+
+# _dm_raw_cleanup: remove _dm_raw_create's devices
+_dm_raw_cleanup() {
+	local n
+
+	[ -e "$FL_TMP/dms-raw" ] || return 0
+	while IFS= read -r -d '' n; do
+		dmsetup --manglename none remove --retry "$n" >/dev/null 2>&1
+	done <"$FL_TMP/dms-raw"
+	rm -f "$FL_TMP/dms-raw"
+}

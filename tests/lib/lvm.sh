@@ -639,3 +639,141 @@ _dm_raw_cleanup() {
 	done <"$FL_TMP/dms-raw"
 	rm -f "$FL_TMP/dms-raw"
 }
+
+# ---- tests/lvm/cookie-fail, foreign-inactive, pin-rename: the shim -----
+# (tests/lib/fail-dm-ioctl.c: fastlinearctl's DM ioctls in
+# $FL_TMP/ioctl.log, line N being DM ioctl N; its semaphore and flock()
+# calls and the commands run at an ioctl in $FL_TMP/call.log)
+
+# _lvm_shim: the shim built, its path in FL_SHIM
+_lvm_shim() {
+	FL_SHIM=$FL_TMP/faildm.so
+	[ -e "$FL_SHIM" ] && return 0
+	cc -shared -fPIC -O2 -Wall -Werror -o "$FL_SHIM" "$FL_TESTS_DIR/lib/fail-dm-ioctl.c" -ldl ||
+		_fail "cannot build the LD_PRELOAD shim"
+}
+
+# _lvm_shim_start VAR=VALUE... -- ARGS...: fastlinearctl ARGS (with the
+# test's --config and --state-dir) in the background under the shim, for
+# fastlinearctl alone, with the shim's variables VAR=VALUE (FL_FAIL_IOCTL,
+# FL_EXEC_IOCTL...), its output in $FL_TMP/ctl.out, the logs emptied
+# first; its pid in FL_SHIM_PID
+_lvm_shim_start() {
+	local -a env=()
+
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		env+=("$1")
+		shift
+	done
+	shift
+	_lvm_shim
+	_lvm_ctl_argv
+	: >"$FL_TMP/ioctl.log"
+	: >"$FL_TMP/call.log"
+	_log "+ ${env[*]}${env[*]:+ }fastlinearctl $* (under the shim)"
+	env "${env[@]}" FL_FAIL_PROG=fastlinearctl FL_IOCTL_LOG="$FL_TMP/ioctl.log" \
+		FL_CALL_LOG="$FL_TMP/call.log" LD_PRELOAD="$FL_SHIM" \
+		timeout "$(_secs 120)" "${FL_CTL_ARGV[@]}" "$@" >"$FL_TMP/ctl.out" 2>&1 &
+	FL_SHIM_PID=$!
+}
+
+# _lvm_shim_wait: wait for _lvm_shim_start's fastlinearctl; its output
+# and the shim's logs to the log; its status
+_lvm_shim_wait() {
+	local rc=0
+
+	_lvm_wait_pid "$FL_SHIM_PID" "$(_secs 150)" || rc=$?
+	_lvm_shim_show
+	_log "  exit $rc"
+	return "$rc"
+}
+
+# _lvm_shim_ctl VAR=VALUE... -- ARGS...: _lvm_shim_start, waited for; its
+# status
+_lvm_shim_ctl() {
+	_lvm_shim_start "$@"
+	_lvm_shim_wait
+}
+
+# _lvm_shim_show: the last run's output and logs, to the log (of the
+# flock() calls that found the lock held, the first and the last only)
+_lvm_shim_show() {
+	_lvm_indent "  | " <"$FL_TMP/ctl.out"
+	sed 's/ pid [0-9]* at [0-9.]*:/:/; s/^/  ioctl| /' "$FL_TMP/ioctl.log"
+	awk 'NR == FNR { n += /^flock .*: failed: /; next }
+		/^flock .*: failed: / {
+			if (++m == 1 || m == n) print
+			if (m == 1 && n > 2) print "(" n - 2 " more flock calls like it)"
+			next
+		}
+		{ print }' "$FL_TMP/call.log" \
+		"$FL_TMP/call.log" | sed 's/ pid [0-9]* at [0-9.]*:/:/; s/^/  call| /'
+}
+
+# _lvm_shim_at STRING: the index of the last run's first DM ioctl whose
+# log line holds STRING (" DM_TABLE_LOAD ", " DM_DEV_SUSPEND suspend "),
+# found by name and flags rather than by place: a tool that orders its
+# ioctls otherwise still gets the step meant
+_lvm_shim_at() {
+	local l
+
+	while read -r l; do
+		[[ $l == *"$1"* ]] && { echo "${l%% *}"; return 0; }
+	done <"$FL_TMP/ioctl.log"
+	_fail "no DM ioctl with '$1' in the last run's log"
+}
+
+# _lvm_shim_call_at KIND STRING: the index (among its calls of KIND:
+# semget, semop, semctl, flock) of the last run's first call of KIND
+# whose line holds STRING
+_lvm_shim_call_at() {
+	local l k i
+
+	while read -r k i l; do
+		[ "$k" = "$1" ] && [[ $l == *"$2"* ]] && { echo "$i"; return 0; }
+	done <"$FL_TMP/call.log"
+	_fail "no $1 call with '$2' in the last run's log"
+}
+
+# _lvm_shim_did STRING: the last run did a DM ioctl whose line holds STRING
+_lvm_shim_did() {
+	_lvm_has "$FL_TMP/ioctl.log" "$1"
+}
+
+# _lvm_shim_waits PATH: _lvm_shim_start's fastlinearctl waits for the
+# flock on PATH (held by the test): a flock() call of it on PATH found it
+# held or blocks; within 60 s, and it must still run
+_lvm_shim_waits() {
+	local i l want
+
+	want=$(readlink -f "$1")
+	for ((i = 0; i < $(_secs 60) * 20; i++)); do
+		while read -r l; do
+			[[ $l == "flock "*" $want LOCK_EX"* ]] || continue
+			[[ $l == *": waits" || $l == *": failed: "* ]] || continue
+			_lvm_alive "$FL_SHIM_PID" ||
+				{ _lvm_shim_wait; _fail "fastlinearctl ended instead of waiting for $1"; }
+			_log "fastlinearctl (pid $FL_SHIM_PID) waits for $1"
+			return 0
+		done <"$FL_TMP/call.log"
+		_lvm_alive "$FL_SHIM_PID" || break
+		_lvm_nap 0.05
+	done
+	_lvm_shim_wait
+	_fail "fastlinearctl did not wait for the lock $1"
+}
+
+# _lvm_dev_lock NAME: the lock fastlinearctl takes for a dm device that
+# is not an LV: lock-MAJ_MIN in its state directory
+_lvm_dev_lock() {
+	local mm
+
+	mm=$(dmsetup info -c --noheadings -o major,minor --separator _ "$1") ||
+		_fail "no dm device $1"
+	echo "$FASTLINEAR_STATE_DIR/lock-$mm"
+}
+
+# _lvm_sems: the System V semaphore sets (key, id, count), one a line
+_lvm_sems() {
+	awk 'NR > 1 { print $1, $2, $4 }' /proc/sysvipc/sem | LC_ALL=C sort
+}

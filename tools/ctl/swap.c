@@ -252,6 +252,8 @@ static int recover(const struct dev *d, const struct table *want,
 			if (inactive_is(d, want)) {
 				dm_clear(d);
 			} else if (!now.info.suspended) {
+				err("%s: someone else loaded an inactive table over ours (left as it is)",
+				    d->name);
 				resume_drop(r);
 				return -EIO;
 			} else {
@@ -319,15 +321,18 @@ static int tables_unchanged(const struct dev *d, const struct table *live,
 		return ret;
 	same = table_equal(&t, live);
 	table_free(&t);
-	if (same) {
-		ret = dm_read(d, DM_DEVICE_TABLE, true, &t);
-		if (ret)
-			return ret;
-		same = table_equal(&t, want);
-		table_free(&t);
-	}
-	if (!same)
+	if (!same) {
 		err("%s: refused: its table changed while it was being converted", d->name);
+		return -EAGAIN;
+	}
+	ret = dm_read(d, DM_DEVICE_TABLE, true, &t);
+	if (ret)
+		return ret;
+	same = table_equal(&t, want);
+	table_free(&t);
+	if (!same)
+		err("%s: refused: someone else loaded an inactive table over ours (left as it is)",
+		    d->name);
 	return same ? 0 : -EAGAIN;
 }
 

@@ -5,8 +5,12 @@
 # _lvm_setup first.  _group_cleanup (called by common.sh's _cleanup) removes
 # the volume group, the PVs' labels and the udev rules again.
 #
-# What the guest gives: virtme-ng's init starts systemd-udevd (not systemd:
-# no /run/systemd/system, so fastlinear-queue detaches its jobs itself);
+# What the guest gives: virtme-ng's init starts systemd-udevd (not
+# systemd).  Whatever the host runs, the rule and fastlinear-queue the
+# test installs see systemd as running only where a test says so
+# (_lvm_systemd: their "/run/systemd/system" is $FL_TMP/systemd, their
+# systemd-run the stand-in $FL_TMP/systemd-run); else the queue detaches
+# its jobs itself, as without systemd;
 # /etc/lvm is an empty tmpfs.  LVM here reads $FL_TMP/lvm/lvm.conf
 # (LVM_SYSTEM_DIR): only the test's PVs are scanned, no devices file, no
 # backups, no dmeventd.  udev gets, in /run/udev/rules.d (which overrides
@@ -54,18 +58,78 @@ _lvm_setup() {
 	export FASTLINEAR_STATE_DIR=$FL_TMP/flstate
 	: >"$FASTLINEAR_CONF"
 	# the helper as make install substitutes it, with the test's values
+	# (FL_LVM_GATE_SECS: how long the hold lasts at most, default 30)
 	sed -e "s|@CTL@|$FL_CTL|" -e "s|@STATEDIR@|$FASTLINEAR_STATE_DIR|" \
 		-e "s|@CTLARGS@|--config $FASTLINEAR_CONF --state-dir $FASTLINEAR_STATE_DIR|" \
 		-e "s|@ENV@|LVM_SYSTEM_DIR=$d LVM_SUPPRESS_FD_WARNINGS=1|" -e "s|@WAIT@|60|" \
+		-e "s|@GATESECS@|${FL_LVM_GATE_SECS:-30}|" -e "s|@SYSTEMDDIR@|$FL_TMP/systemd|" \
+		-e "s|@SYSTEMDRUN@|$FL_TMP/systemd-run|" \
 		"$FL_SRC/tools/fastlinear-queue" >"$FL_TMP/fl-queue"
 	chmod +x "$FL_TMP/fl-queue"
-	# (its udev-gate line runs only under systemd: never in these guests)
+	_lvm_sdrun_write
 	sed -e "s|@QUEUE@|$FL_TMP/fl-queue|" -e "s|@CTL@|$FL_CTL|" \
 		-e "s|@CTLARGS@|--config $FASTLINEAR_CONF --state-dir $FASTLINEAR_STATE_DIR|" \
+		-e "s|@SYSTEMDDIR@|$FL_TMP/systemd|" \
 		"$FL_SRC/tools/95-fastlinear.rules" >/run/udev/rules.d/95-fastlinear.rules
 	: >/run/udev/rules.d/69-lvm.rules
 	echo 1 >"$FL_TMP/lvm-rules"
 	udevadm control --reload || _fail "udevadm control --reload failed"
+}
+
+# _lvm_sdrun_write: $FL_TMP/systemd-run, the queue's systemd-run: it
+# queues CMD as systemd would (--on-active=N: N seconds later), detached,
+# its output and a line "... UNIT exited RC" in queue.log, and logs each
+# call to systemd-run.log ("EPOCHREALTIME UNIT [after Ns]: queued|failed|
+# dropped").  $FL_TMP/systemd-run.ctl (_lvm_sdrun) says, per kind of
+# unit (convert, release: fastlinear-KIND-dm-N-SEQ), what becomes of it:
+#   fail KIND        systemd-run fails (exit 1)
+#   drop KIND        accepted, never run (a job that dies before it acts)
+#   hold KIND FILE   runs once FILE exists (then after its delay)
+_lvm_sdrun_write() {
+	cat >"$FL_TMP/systemd-run" <<-EOF
+	#!/bin/bash
+	log=$FL_TMP/systemd-run.log ctl=$FL_TMP/systemd-run.ctl q=$FASTLINEAR_STATE_DIR/queue.log
+	EOF
+	cat >>"$FL_TMP/systemd-run" <<-'EOF'
+	unit= delay= mode= hold=
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--unit | --description | -p | --property) [ "$1" = --unit ] && unit=$2; shift 2 ;;
+		--on-active=*) delay=${1#*=}; shift ;;
+		-*) shift ;;
+		*) break ;;
+		esac
+	done
+	kind=${unit#fastlinear-}
+	kind=${kind%%-*}
+	[ -e "$ctl" ] && while read -r m k f; do
+		[ "$k" = "$kind" ] && mode=$m hold=$f
+	done <"$ctl"
+	case $mode in
+	fail) echo "$EPOCHREALTIME $unit: failed" >>"$log"; exit 1 ;;
+	drop) echo "$EPOCHREALTIME $unit: dropped" >>"$log"; exit 0 ;;
+	esac
+	echo "$EPOCHREALTIME $unit${delay:+ after ${delay}s}: queued" >>"$log"
+	# shellcheck disable=SC2016
+	setsid -f bash -c 'h=$1 d=$2 u=$3 l=$4; shift 4
+		if [ -n "$h" ]; then while [ ! -e "$h" ]; do sleep 0.1; done; fi
+		[ -z "$d" ] || sleep "$d"
+		echo "$EPOCHREALTIME $u: starts" >>"$l"
+		"$@"
+		echo "$EPOCHREALTIME $u: exited $?" >>"$l"' sdrun "$hold" "$delay" "$unit" "$log" "$@" \
+		</dev/null >>"$q" 2>&1
+	EOF
+	chmod +x "$FL_TMP/systemd-run"
+}
+
+# _lvm_systemd: from now on the rule and the queue see systemd as running
+_lvm_systemd() {
+	mkdir -p "$FL_TMP/systemd"
+}
+
+# _lvm_sdrun LINE...: the stand-in systemd-run's orders (see above)
+_lvm_sdrun() {
+	printf '%s\n' "$@" >"$FL_TMP/systemd-run.ctl"
 }
 
 # _lvm_conf LINE...: the fastlinear.conf the udev jobs read
@@ -165,7 +229,14 @@ _lvm_wait_jobs() {
 
 	udevadm settle -t "$secs" || _fail "udevadm settle timed out"
 	for ((i = 0; i < secs * 10; i++)); do
-		_lvm_queue_empty "$q" && return 0
+		# a job's last event (its resume's) may still be in udev when
+		# the job has ended (udev released its cookie first, in
+		# 95-dm-notify.rules' RUN, then runs the queue): empty after a
+		# settle too
+		if _lvm_queue_empty "$q"; then
+			udevadm settle -t "$secs" || _fail "udevadm settle timed out"
+			_lvm_queue_empty "$q" && return 0
+		fi
 		sleep 0.1
 	done
 	cat "$FASTLINEAR_STATE_DIR/queue.log"

@@ -42,6 +42,10 @@
  *   FL_FAIL_SEM_ERRNO=E  with errno E (default ENOSPC for get, the
  *                      semaphore limit; ENOMEM for op and ctl)
  *
+ *   FL_HOLD_SEMGET=K   after the Kth semget() (done, logged) the caller is
+ *                      held FL_HOLD_MS milliseconds: a signal sent then
+ *                      lands with the cookie's semaphore made
+ *
  *   FL_CALL_LOG=FILE   appends a line per semaphore call (its kind, its
  *                      index, its arguments), per flock() call (its path,
  *                      its operation; a blocking one also a line before it
@@ -416,6 +420,8 @@ int semget(key_t key, int nsems, int semflg)
 		outcome_of(ret, outcome, sizeof(outcome));
 	}
 	call_log("semget", idx, what, outcome);
+	if (idx == (unsigned long)env_long("FL_HOLD_SEMGET", 0))
+		hold(env_long("FL_HOLD_MS", 500));
 	return ret;
 }
 

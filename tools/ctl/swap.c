@@ -117,14 +117,15 @@ static bool target_available(void)
 	return dm_target_known(FL_TARGET);
 }
 
-/* ---- the window from table load to resume ---------------------------- */
+/* ---- the window from the udev cookie to resume ----------------------- */
 
 static sigset_t saved_mask;
 
 /*
- * No signal ends us between the table load and the resume: a SIGTERM
- * (systemd stopping the unit, timeout, Ctrl-C) is delivered once the
- * device runs again with one of its two tables.  Messages are held too
+ * No signal ends us between the resume's udev cookie (a semaphore left
+ * behind if we die) and the resume: a SIGTERM (systemd stopping the unit,
+ * timeout, Ctrl-C) is delivered once the device runs again with one of
+ * its two tables.  Messages are held too
  * (log.c).
  */
 static void critical_begin(void)
@@ -355,17 +356,21 @@ static int swap_prepare(const struct dev *d, struct swap_ctx *c)
 	}
 	c->read_ahead = read_ahead_get(d);
 	c->flags = dev_udev_flags(d);
+	/* from the cookie's semaphore on, a signal would leave it behind */
+	critical_begin();
 	ret = resume_prepare(d, c->flags, &c->r);
-	if (ret)
+	if (ret) {
+		critical_end();
 		err("%s: refused: cannot make the udev cookie for its resume (a semaphore: see kernel.sem); nothing was changed",
 		    d->name);
+	}
 	return ret;
 }
 
 /*
  * Load WANT, check nobody changed anything meanwhile, suspend, resume:
- * signals blocked and messages held throughout (critical_begin()), memory
- * locked while the device may be suspended.  On success the signals stay
+ * signals blocked and messages held throughout (critical_begin(), from
+ * swap_prepare()), memory locked while the device may be suspended.  On success the signals stay
  * blocked and messages held for swap_finish().  Returns 0, -EIO (failed,
  * the device runs), -ENODEV or -ELEFT_SUSPENDED.
  */
@@ -375,7 +380,6 @@ static int swap_tables(const struct dev *d, const struct table *live,
 	struct dev now;
 	int ret;
 
-	critical_begin();
 	/* another tool's inactive table, loaded since the first look */
 	ret = dm_refresh(d, &now);
 	if (!ret && diskseq_get(&now) != d->diskseq)

@@ -73,12 +73,18 @@ modules:
 # not share objects (6.1's kbuild has no separate output directory for
 # external modules).  Kernels whose headers live in the sid chroot of
 # scripts/setup-kernels.sh build there.
+# The suite's own test module (tests/lib/fl-test-bio.c: a bio no ioctl
+# sends) beside it, in build/KVER/test/; never installed.
 ## the module for KVER in build/KVER/ (make check, tests/vm-run use it)
 kmod: $(if $(filter 1,$(DEBUG_KERNEL)),debug-kernel)
-	mkdir -p $(BUILD_DIR)
+	mkdir -p $(BUILD_DIR)/test
 	cp -p Kbuild $(SRCS) $(BUILD_DIR)/
+	cp -p tests/lib/fl-test-bio.c $(BUILD_DIR)/test/
+	cp -p tests/lib/fl-test-bio.Kbuild $(BUILD_DIR)/test/Kbuild
 	$(if $(SYSROOT),scripts/chroot-make $(SYSROOT) $(CURDIR),$(MAKE)) \
 		-C $(KDIR) M=$(CURDIR)/$(BUILD_DIR) FASTLINEAR_WERROR=$(WERROR) modules
+	$(if $(SYSROOT),scripts/chroot-make $(SYSROOT) $(CURDIR),$(MAKE)) \
+		-C $(KDIR) M=$(CURDIR)/$(BUILD_DIR)/test modules
 
 ## tools/fastlinearctl (libdevmapper)
 tools:
@@ -123,7 +129,7 @@ lint: lint-version lint-scripts
 		{ echo "Makefile: .PHONY target $$t has no ## line for make help"; bad=1; }; done; \
 	exit $${bad:-0}
 	@test -n "$(CHECKPATCH)" || { echo "checkpatch.pl not found: run scripts/setup.sh"; exit 1; }
-	$(CHECKPATCH) --strict --no-tree --show-types -f $(SRCS)
+	$(CHECKPATCH) --strict --no-tree --show-types -f $(SRCS) tests/lib/fl-test-bio.c
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 CF="-Wsparse-error" FASTLINEAR_WERROR=1 modules
 	$(MAKE) -C tools WERROR=1
 	@tools/fastlinearctl --version | grep -qx 'fastlinearctl $(VERSION)' || \

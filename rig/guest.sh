@@ -111,7 +111,7 @@ _guest_kver() {
 # Checks that KVER's image and the module under test (_guest_module) are
 # there, builds the dm core (_guest_dm_mod), makes OUT afresh with a copy
 # of the module (the module as it was at the start, whatever gets rebuilt
-# meanwhile), and sets image and guest_env: the environment the guest's
+# meanwhile; the suite's test module beside it, in OUT/test/), and sets image and guest_env: the environment the guest's
 # command gets (FL_DM_CORE, FL_MODPARAMS, FL_MODULE: the copy, FL_DM_MOD
 # for a rebuilt dm core, and FL_DIET when set).  Status 1 with a message
 # if something is missing, 2 for an unknown dm core.
@@ -126,6 +126,11 @@ _guest_prepare() {
 	rm -rf "$out"
 	mkdir -p "$out"
 	cp "$module" "$out/dm-fastlinear.ko"
+	# the suite's test module (make kmod), where tests look for it
+	if [ -r "$(dirname "$module")/test/fl-test-bio.ko" ]; then
+		mkdir -p "$out/test"
+		cp "$(dirname "$module")/test/fl-test-bio.ko" "$out/test/"
+	fi
 	guest_env=(FL_DM_CORE="$core" FL_MODPARAMS="${FL_MODPARAMS:-}" FL_MODULE="$out/dm-fastlinear.ko")
 	[ -z "$dm_mod" ] || guest_env+=(FL_DM_MOD="$dm_mod")
 	[ -z "${FL_DIET:-}" ] || guest_env+=(FL_DIET="$FL_DIET")

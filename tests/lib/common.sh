@@ -192,14 +192,15 @@ _table() {
 
 # _dm_linear_in_place: whether the dm core under test remaps a dm-linear
 # bio in place, with no clone (the diet patch "dm: remap a bio of a
-# remap-only one-target table in place", 7.2's 05 and 6.12's 04, on the
+# one-target dm-linear table in place", 7.2's 05, or 6.12's 04 "... of a
+# remap-only one-target table ...", on the
 # patched core with FL_DIET: the build's file "diet", beside its dm-mod,
 # names the patches applied): the original bio is associated again at
 # the lower device (bio_associate_blkg()) where a clone would be
 # associated from it (bio_clone_blkg_association()).
 _dm_linear_in_place() {
 	[ "${FL_DM_CORE:-stock}" = patched ] && [ -n "${FL_DIET:-}" ] &&
-		grep -q -- '-dm-remap-a-bio-of-a-remap-only-one-target-table-in-place\.patch$' \
+		grep -Eq -- '-dm-remap-a-bio-of-a-(one-target-dm-linear|remap-only-one-target)-table-in-place\.patch$' \
 			"$(dirname "${FL_DM_MOD:-/nonexistent/dm-mod.ko}")/diet" 2>/dev/null
 }
 

@@ -8,12 +8,17 @@
  *
  *   echo "MAJ:MIN OP SECTOR SECTORS" >/sys/module/fl_test_bio/parameters/submit
  *   cat /sys/module/fl_test_bio/parameters/status
+ *   cat /sys/module/fl_test_bio/parameters/after
  *
  * OP: reset, open, close, finish (zone management, SECTORS must be 0),
  * read or write (SECTORS of zeroes written, or read into a scratch page
  * and dropped; 0 for an empty bio).  The bio is sent with
  * submit_bio_wait(); status is its result as a negative errno (0 for
- * success), what the device completed it with.  The write fails with
+ * success), what the device completed it with; after is what the bio
+ * holds once it has completed, as its submitter would read it:
+ * "dev MAJ:MIN sector S size N opf 0x.. sent 0x.. qos T M" (its bi_bdev,
+ * bi_iter's sector and size, bi_opf and the bi_opf it was sent with, and
+ * whether BIO_QOS_THROTTLED and BIO_QOS_MERGED are set, 1 or 0).  The write fails with
  * EINVAL for a line it cannot parse, ENODEV if the device cannot be
  * opened, ENOMEM (status is then left as it was).
  */
@@ -26,6 +31,10 @@
 static int status;
 module_param(status, int, 0444);
 MODULE_PARM_DESC(status, "result of the last submit (negative errno)");
+
+static char after[96];
+module_param_string(after, after, sizeof(after), 0444);
+MODULE_PARM_DESC(after, "the last bio as its submitter finds it after completion");
 
 /* at most 64 KiB of data: one scratch page, added as often as needed */
 #define FL_TEST_MAX_SECTORS	128
@@ -51,6 +60,7 @@ static int fl_test_submit(struct block_device *bdev, enum req_op op,
 	unsigned int nr_vecs = DIV_ROUND_UP(sectors, PAGE_SECTORS);
 	struct page *page = NULL;
 	struct bio *bio;
+	blk_opf_t sent;
 
 	if (sectors) {
 		page = alloc_page(GFP_KERNEL | __GFP_ZERO);
@@ -65,7 +75,14 @@ static int fl_test_submit(struct block_device *bdev, enum req_op op,
 		__bio_add_page(bio, page, n << SECTOR_SHIFT, 0);
 		sectors -= n;
 	}
+	sent = bio->bi_opf;
 	status = submit_bio_wait(bio);
+	snprintf(after, sizeof(after),
+		 "dev %u:%u sector %llu size %u opf 0x%x sent 0x%x qos %d %d",
+		 MAJOR(bio->bi_bdev->bd_dev), MINOR(bio->bi_bdev->bd_dev),
+		 (unsigned long long)bio->bi_iter.bi_sector, bio->bi_iter.bi_size,
+		 (__force unsigned int)bio->bi_opf, (__force unsigned int)sent,
+		 bio_flagged(bio, BIO_QOS_THROTTLED), bio_flagged(bio, BIO_QOS_MERGED));
 	bio_put(bio);
 	if (page)
 		__free_page(page);

@@ -2,8 +2,9 @@
 /*
  * Unit tests of fastlinearctl's pure parts, on the host, no device-mapper
  * needed: the config parser and matcher, the table rewrite, the JSON
- * strings, the state file names.  "make -C tools check-unit"; prints one
- * line a check that fails and "N passed, N failed".
+ * strings, the state file names, the boot unit's timeouts.  "make -C
+ * tools check-unit"; prints one line a check that fails and "N passed, N
+ * failed".
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -215,6 +216,34 @@ static void test_names(void)
 	CHECK(escape_name("name-", "x", small, sizeof(small)) < 0, "a buffer under NAME_MAX is refused");
 }
 
+/*
+ * fastlinear.service never holds boot past systemd's own default job
+ * timeout (90 s): a start timeout of its own, at most that, and each
+ * volume's wait for its lock well inside it (issue 35, item 9).  Read
+ * from the unit as shipped (run from tools/).
+ */
+static void test_service(void)
+{
+	long timeout = -1, wait = -1;
+	char line[512], *p;
+	FILE *f = fopen("fastlinear.service", "r");
+
+	CHECK(f, "fastlinear.service: cannot open it");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "TimeoutStartSec=", 16))
+			timeout = strtol(line + 16, NULL, 10);
+		p = strstr(line, "--wait ");
+		if (!strncmp(line, "ExecStart=", 10) && p)
+			wait = strtol(p + 7, NULL, 10);
+	}
+	fclose(f);
+	CHECK(timeout > 0 && timeout <= 90, "TimeoutStartSec: %ld, not 1-90", timeout);
+	CHECK(wait > 0 && wait * 3 <= timeout, "--wait %ld of ExecStart: not within a third of %ld s",
+	      wait, timeout);
+}
+
 int main(void)
 {
 	log_init(false);
@@ -223,6 +252,7 @@ int main(void)
 	test_table();
 	test_json();
 	test_names();
+	test_service();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -111,10 +111,11 @@ _guest_kver() {
 # Checks that KVER's image and the module under test (_guest_module) are
 # there, builds the dm core (_guest_dm_mod), makes OUT afresh with a copy
 # of the module (the module as it was at the start, whatever gets rebuilt
-# meanwhile; the suite's test module beside it, in OUT/test/), and sets image and guest_env: the environment the guest's
-# command gets (FL_DM_CORE, FL_MODPARAMS, FL_MODULE: the copy, FL_DM_MOD
-# for a rebuilt dm core, and FL_DIET when set).  Status 1 with a message
-# if something is missing, 2 for an unknown dm core.
+# meanwhile; the suite's test module beside it, in OUT/test/), and sets
+# image and guest_env: the environment the guest's command gets
+# (FL_DM_CORE, FL_MODPARAMS, FL_MODULE: the copy, FL_DM_MOD for a rebuilt
+# dm core, and FL_DIET when set).  Status 1 with a message if something
+# is missing, 2 for an unknown dm core.
 _guest_prepare() {
 	local who=$1 kver=$2 core=$3 out=$4 module dm_mod
 

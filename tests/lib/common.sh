@@ -168,6 +168,12 @@ _have_module() {
 	modprobe "$1" || _skip "no $1"
 }
 
+# _targets_with TARGET...: FL_TARGET and the TARGETs, each once, sorted,
+# one a line: the targets a test runs the same check through
+_targets_with() {
+	printf '%s\n' "$FL_TARGET" "$@" | sort -u
+}
+
 # _table LEN DEV OFFSET [TARGET]: a one-line table of LEN sectors at OFFSET
 # on DEV through TARGET, by default the target under test, FL_TARGET
 # (tests/run): fastlinear, linear, or striped: one stripe (stripe_map()'s

@@ -18,9 +18,9 @@
  * holds once it has completed, as its submitter would read it:
  * "dev MAJ:MIN sector S size N opf 0x.. sent 0x.. qos T M" (its bi_bdev,
  * bi_iter's sector and size, bi_opf and the bi_opf it was sent with, and
- * whether BIO_QOS_THROTTLED and BIO_QOS_MERGED are set, 1 or 0).  The write fails with
- * EINVAL for a line it cannot parse, ENODEV if the device cannot be
- * opened, ENOMEM (status is then left as it was).
+ * whether BIO_QOS_THROTTLED and BIO_QOS_MERGED are set, 1 or 0).  The
+ * write fails with EINVAL for a line it cannot parse, ENODEV if the
+ * device cannot be opened, ENOMEM (status is then left as it was).
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>

@@ -519,6 +519,12 @@ _lvm_ctl_ns() {
 	chmod +x "$FL_TMP/ctl-ns"
 }
 
+# _lvm_cookies: how many udev cookies (dm's System V semaphores) exist;
+# one a run left behind is a semaphore nobody would ever remove
+_lvm_cookies() {
+	dmsetup udevcookies 2>&1 | awk 'NR > 1' | wc -l
+}
+
 # _lvm_ctl_argv: FL_CTL_ARGV, what _lvm_ctl runs (fastlinearctl with the
 # test's --config and --state-dir), for a test that runs it itself
 _lvm_ctl_argv() {

@@ -125,8 +125,7 @@ static sigset_t saved_mask;
  * No signal ends us between the resume's udev cookie (a semaphore left
  * behind if we die) and the resume: a SIGTERM (systemd stopping the unit,
  * timeout, Ctrl-C) is delivered once the device runs again with one of
- * its two tables.  Messages are held too
- * (log.c).
+ * its two tables.  Messages are held too (log.c).
  */
 static void critical_begin(void)
 {
@@ -370,9 +369,9 @@ static int swap_prepare(const struct dev *d, struct swap_ctx *c)
 /*
  * Load WANT, check nobody changed anything meanwhile, suspend, resume:
  * signals blocked and messages held throughout (critical_begin(), from
- * swap_prepare()), memory locked while the device may be suspended.  On success the signals stay
- * blocked and messages held for swap_finish().  Returns 0, -EIO (failed,
- * the device runs), -ENODEV or -ELEFT_SUSPENDED.
+ * swap_prepare()), memory locked while the device may be suspended.  On
+ * success the signals stay blocked and messages held for swap_finish().
+ * Returns 0, -EIO (failed, the device runs), -ENODEV or -ELEFT_SUSPENDED.
  */
 static int swap_tables(const struct dev *d, const struct table *live,
 		       const struct table *want, struct swap_ctx *c)

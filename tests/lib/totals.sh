@@ -31,23 +31,31 @@ _jobs() {
 	echo "${FL_JOBS:-$((n > 1 ? n : 1))}"
 }
 
-# _deal N S: of the tests on stdin, the ones shard S of N runs.  Longest
-# first, each to the shard with the least time so far, by the seconds in
-# tests/durations (60 for a test not there), so that the guests end
-# together; ties keep the list's order.
-_deal() {
+# _deal_slots N S: of the "CORE TEST" lines on stdin, the ones slot S of
+# N runs.  Longest first, each to the slot where it ends soonest, by the
+# seconds in tests/durations (CORE:TEST's on a core other than stock,
+# else TEST's, else 60) and a guest's boot and setup (60 s, as CI's
+# guests took) where the slot has no test of that core yet, so that the
+# slots end together; ties keep the list's order.
+_deal_slots() {
 	awk 'FNR == NR { if ($1 !~ /^#/) d[$1] = $2; next }
-		{ print (($1 in d) ? d[$1] : 60), FNR, $1 }' \
+		{ k = ($1 != "stock" && (($1 ":" $2) in d)) ? $1 ":" $2 : $2
+		  print ((k in d) ? d[k] : 60), FNR, $1, $2 }' \
 		"$(dirname "${BASH_SOURCE[0]}")/../durations" - |
 		sort -k1,1nr -k2,2n |
-		awk -v n="$1" -v s="$2" '{
-			b = 1
-			for (i = 2; i <= n; i++)
-				if (t[i] < t[b])
+		awk -v n="$1" -v s="$2" -v boot=60 '{
+			b = 0
+			for (i = 1; i <= n; i++) {
+				e = t[i] + $1 + ((i, $3) in has ? 0 : boot)
+				if (!b || e < best) {
 					b = i
-			t[b] += $1
+					best = e
+				}
+			}
+			t[b] = best
+			has[b, $3] = 1
 			if (b == s)
-				print $3
+				print $3, $4
 		}'
 }
 

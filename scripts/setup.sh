@@ -17,7 +17,7 @@ apt-get install -y --no-install-recommends \
 	fio dmsetup e2fsprogs jq gnuplot-nox dkms debootstrap \
 	lvm2 libdevmapper-dev libudev-dev pkg-config shellcheck cryptsetup-bin \
 	debhelper dh-dkms dpkg-dev fakeroot lintian \
-	libaio-dev libblkid-dev libedit-dev
+	libaio-dev libblkid-dev libedit-dev valgrind
 
 # virtme-ng is only in sid (arch all; its dependencies come from bookworm,
 # installed above).  Fetch it with a private apt state so the machine's own

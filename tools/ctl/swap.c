@@ -160,8 +160,14 @@ static void memory_lock(void)
 	mallopt(M_TRIM_THRESHOLD, -1);
 	mallopt(M_MMAP_MAX, 0);
 	heap = malloc(reserve);
-	if (heap)
-		memset(heap, 0, reserve);
+	/*
+	 * Volatile stores: a memset() of memory freed unread is dead code
+	 * to the compiler, and GCC then drops the malloc() and free() too
+	 * (the reserve was never made: 132 kB of heap locked, the initial
+	 * size, where 1 MiB was meant).
+	 */
+	for (i = 0; heap && i < reserve; i += 4096)
+		((volatile char *)heap)[i] = 0;
 	if (mlockall(MCL_CURRENT | MCL_FUTURE))
 		err("warning: cannot lock memory (%s): a page-in from a suspended device would hang",
 		    strerror(errno));

@@ -174,10 +174,13 @@ check: check-unit kmod tools
 
 # No per-test watchdog here: its limit comes from the short mode's time in
 # tests/durations; the guest's own timeout bounds the run.
-## lvm/signals, lvm/fault-injection at full length (FL_LVM_LONG=1)
+# (tests/run --list --suite long: lvm/signals, lvm/fault-injection)
+## the tests declaring SUITE="long", not in check nor CI, at full length (FL_LVM_LONG=1)
 check-lvm-long: kmod tools
+	tests=$$(tests/run --list --suite long) && [ -n "$$tests" ] || \
+		{ echo "check-lvm-long: no tests (tests/run --list --suite long)"; exit 1; }; \
 	FL_LVM_LONG=1 FL_TEST_TIMEOUT=0 ./tests/vm-run --kver $(KVER) --timeout 21600 --out tests/out/$(KVER)-lvm-long \
-		-- lvm/signals lvm/fault-injection
+		-- $$tests
 
 ## the test suite on this host (root, real kernel)
 check-host: modules

@@ -248,6 +248,12 @@ lvm2-suite: kmod
 check-diet-core:
 	./tests/check-diet-core $(DIET_KVER)
 
+# (tests/check-diet-debug: rig/build-kernel.sh debug --series 7.2 first,
+# 10 min on 2 CPUs; not in CI)
+## the diet core on a 7.2 debug kernel (KASAN, lockdep, kmemleak): its tests and the robust group
+check-diet-debug:
+	./tests/check-diet-debug
+
 ## the installs (make install, DKMS, dm-core-install), each loaded by modprobe in a guest
 check-install: kmod
 	./tests/check-install --kver $(KVER)
@@ -386,9 +392,10 @@ bench-cost-short: kmod
 
 # The dm diet series step by step (bench/diet-steps): stock, patched, then
 # each diet patch, the same icount cells each time, a table and a plot;
-# DIET_KVER: a 7.2 kernel (the series' base), DIET_STEPS="stock 2 3":
+# DIET_KVER: a 7.2 kernel (the series' base: Debian's, not one of
+# rig/build-kernel.sh's, which make check-diet-debug takes), DIET_STEPS="stock 2 3":
 # some steps only, STUDY=NAME: kept in bench/results/NAME/ (clean tree)
-DIET_KVER ?= $(lastword $(sort $(filter 7.2.%,$(notdir $(wildcard /lib/modules/*)))))
+DIET_KVER ?= $(lastword $(sort $(filter 7.2.%-amd64,$(notdir $(wildcard /lib/modules/*)))))
 ## each step of the dm diet series under icount, a table and a plot
 bench-diet:
 	$(MAKE) kmod KVER=$(DIET_KVER)
@@ -410,7 +417,7 @@ print-version:
 	@echo $(VERSION)
 
 .PHONY: help lint-version lint-scripts print-kver print-version all modules kmod tools check-unit debug-kernel clean lint check check-host check-lvm-long check-kernels check-patched \
-	upstream-series diet-series check-series check-diet check-diet-core lvm2 lvm2-suite \
+	upstream-series diet-series check-series check-diet check-diet-core check-diet-debug lvm2 lvm2-suite \
 	check-install check-cgroup-kernel durations \
 	install uninstall dkms-install dkms-uninstall deb check-deb check-boot dm-core-install dm-core-uninstall bench bench-short bench-cost bench-cost-short bench-cost-gate \
 	bench-diet bench-cgroup demo

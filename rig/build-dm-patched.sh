@@ -10,7 +10,9 @@
 # Kernels whose headers are on this machine build here, from
 # /usr/src/linux-source-SERIES.tar.xz; the others (7.2: its headers need
 # gcc-16) build in the sid chroot of scripts/setup-kernels.sh, from the
-# tarball of its linux-source-SERIES package, installed there if missing.
+# tarball of its linux-source-SERIES package, installed there if missing
+# (a kernel of rig/build-kernel.sh --series 7.2 builds here, from that
+# same tarball).
 # The patched include/linux/bio.h and device-mapper.h go ahead of the
 # kernel's on the include path.  Every module the series touches is built
 # (dm-linear and dm-stripe are part of dm-mod); each one's vermagic must
@@ -62,6 +64,13 @@ for m in $mods; do
 	if [ "$diet" -gt 0 ] && { ! [ "$ko" -nt "$dietdir" ] || [ -n "$(find "$dietdir" -newer "$ko")" ]; }; then
 		reuse=0
 	fi
+	# and newer than the kernel's build (one of rig/build-kernel.sh's is
+	# rebuilt when its configuration changes)
+	for f in "$kdir/Module.symvers" "$sid$kdir/Module.symvers"; do
+		if [ -e "$f" ] && ! [ "$ko" -nt "$f" ]; then
+			reuse=0
+		fi
+	done
 done
 # a diet build: the same diet patches (a plain build has no such file)
 if [ "$diet" -gt 0 ]; then
@@ -80,6 +89,9 @@ else
 	exit 1
 fi
 tarball=$root/usr/src/linux-source-$series.tar.xz
+# a kernel built here from the chroot's source (rig/build-kernel.sh
+# --series 7.2): its headers here, the source there
+[ -r "$tarball" ] || [ -n "$root" ] || [ ! -r "$sid$tarball" ] || tarball=$sid$tarball
 if [ ! -r "$tarball" ] && [ -n "$root" ]; then
 	echo "build-dm-patched: installing linux-source-$series in $root"
 	# (apt's output, and its complaint about /dev/pts in the chroot, dropped)

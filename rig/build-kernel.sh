@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Build and install one of the suite's own kernels from Debian's
-# linux-source-6.1, on top of virtme-ng's minimal guest configuration,
-# kernel-base.config and the flavour's fragment:
+# linux-source-SERIES (6.1 unless --series says; a tarball this machine's
+# /usr/src lacks is taken from the sid chroot's, where
+# scripts/setup-kernels.sh installs linux-source-7.2), on top of
+# virtme-ng's minimal guest configuration, kernel-base.config and the
+# flavour's fragment:
 #   debug   KASAN, lockdep (PROVE_LOCKING), kmemleak, DEBUG_ATOMIC_SLEEP
 #           (kernel-debug.config; make check DEBUG_KERNEL=1)
 #   cgroup  every blk-cgroup policy, with the IOLATENCY and IOPRIO that
@@ -11,9 +14,14 @@
 # Installs like a kernel package would, so that tests/vm-run --kver and
 # make KVER= find it: /boot/vmlinuz-KVER, /lib/modules/KVER (with its
 # build link to the object tree).  Prints KVER on its last line.
-# Usage: build-kernel.sh FLAVOUR [--kver] [WORKDIR]
-# (default /var/tmp/fl-FLAVOUR-kernel; an installed kernel that matches
-# the configuration is reused; --kver only prints the release it builds)
+# Usage: build-kernel.sh FLAVOUR [--series S] [--kver] [WORKDIR]
+# (default /var/tmp/fl-FLAVOUR-kernel for 6.1, /var/tmp/fl-FLAVOUR-S-kernel
+# for another series; an installed kernel that matches the configuration is
+# reused; --kver only prints the release it builds)
+# The whole kernel and its modules are built with this machine's compiler,
+# so the modules built against it later (make kmod KVER=,
+# build-dm-patched.sh) use the same one: no chroot is needed even for 7.2,
+# whose Debian packages need sid's gcc-16.
 # Undo: rm -rf WORKDIR /lib/modules/KVER /boot/*-KVER
 
 set -euo pipefail
@@ -25,16 +33,27 @@ if [ -z "$flavour" ] || [ ! -r "$frag" ]; then
 	exit 1
 fi
 shift
+series=6.1
+if [ "${1:-}" = --series ]; then
+	series=${2:-}
+	[[ $series =~ ^[0-9]+\.[0-9]+$ ]] || { echo "build-kernel: --series $series: a series such as 7.2" >&2; exit 1; }
+	shift 2
+fi
 kver_only=
 [ "${1:-}" = --kver ] && { kver_only=1; shift; }
-work=${1:-/var/tmp/fl-$flavour-kernel}
-tarball=/usr/src/linux-source-6.1.tar.xz
-src=$work/linux-source-6.1
+if [ "$series" = 6.1 ]; then
+	work=${1:-/var/tmp/fl-$flavour-kernel}
+else
+	work=${1:-/var/tmp/fl-$flavour-$series-kernel}
+fi
+tarball=/usr/src/linux-source-$series.tar.xz
+[ -r "$tarball" ] || tarball=${SID_ROOT:-/var/lib/dm-fastlinear/sid}$tarball
+src=$work/linux-source-$series
 obj=$work/obj
 base=$here/kernel-base.config
 me="build-kernel $flavour"
 
-[ -r "$tarball" ] || { echo "$me: no $tarball (apt install linux-source-6.1)" >&2; exit 1; }
+[ -r "$tarball" ] || { echo "$me: no linux-source-$series.tar.xz in /usr/src or $tarball (apt install linux-source-$series)" >&2; exit 1; }
 # the release: the source's version and the fragment's LOCALVERSION (make
 # kernelrelease only knows the latter once the build has started)
 # (from the unpacked tree once there is one: the tarball is decompressed
@@ -42,7 +61,7 @@ me="build-kernel $flavour"
 if [ -f "$src/Makefile" ]; then
 	top=$(cat "$src/Makefile")
 else
-	top=$(tar -xJOf "$tarball" linux-source-6.1/Makefile)
+	top=$(tar -xJOf "$tarball" "linux-source-$series/Makefile")
 fi
 kver=$(echo "$top" |
 	awk -F' = ' 'NR <= 5 && /^(VERSION|PATCHLEVEL|SUBLEVEL) / { v = v (v ? "." : "") $2 }

@@ -198,15 +198,14 @@ _table() {
 
 # _dm_linear_in_place: whether the dm core under test remaps a dm-linear
 # bio in place, with no clone (the diet patch "dm: remap a bio of a
-# one-target dm-linear table in place", 7.2's 05, or 6.12's 04 "... of a
-# remap-only one-target table ...", on the
+# one-target dm-linear table in place", 7.2's 05 and 6.12's 04, on the
 # patched core with FL_DIET: the build's file "diet", beside its dm-mod,
 # names the patches applied): the original bio is associated again at
 # the lower device (bio_associate_blkg()) where a clone would be
 # associated from it (bio_clone_blkg_association()).
 _dm_linear_in_place() {
 	[ "${FL_DM_CORE:-stock}" = patched ] && [ -n "${FL_DIET:-}" ] &&
-		grep -Eq -- '-dm-remap-a-bio-of-a-(one-target-dm-linear|remap-only-one-target)-table-in-place\.patch$' \
+		grep -q -- '-dm-remap-a-bio-of-a-one-target-dm-linear-table-in-place\.patch$' \
 			"$(dirname "${FL_DM_MOD:-/nonexistent/dm-mod.ko}")/diet" 2>/dev/null
 }
 
@@ -232,7 +231,7 @@ _dm_remap_io_cache() {
 # once loaded).  Fails the test if not.  Elsewhere: modprobe NAME, its
 # status returned (a test's requires skips on it).
 _dm_target_load() {
-	local name=$1 mod=${1//-/_} ko own want
+	local name=$1 mod=${1//-/_} ko own want dep
 
 	if [ "${FL_DM_CORE:-stock}" != patched ]; then
 		[ -e "/sys/module/$mod" ] || modprobe "$name"
@@ -250,6 +249,13 @@ _dm_target_load() {
 			_fail "$ko: an in-tree build (no srcversion to tell it from the kernel's own)"
 	fi
 	if [ ! -e "/sys/module/$mod" ]; then
+		# insmod resolves no dependency: those the build recorded (the
+		# md5 library of a kernel that builds it as a module), dm-mod
+		# being the patched core's, already loaded
+		for dep in $(modinfo -F depends "$ko" | tr , ' '); do
+			[ -e "/sys/module/${dep//-/_}" ] || modprobe "$dep" ||
+				_fail "$ko: cannot load its dependency $dep"
+		done
 		insmod "$ko" || _fail "insmod $ko failed"
 	fi
 	# loaded before (by an earlier test, or autoloaded): it must be ours

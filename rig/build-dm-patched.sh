@@ -91,7 +91,9 @@ fi
 tarball=$root/usr/src/linux-source-$series.tar.xz
 # a kernel built here from the chroot's source (rig/build-kernel.sh
 # --series 7.2): its headers here, the source there
-[ -r "$tarball" ] || [ -n "$root" ] || [ ! -r "$sid$tarball" ] || tarball=$sid$tarball
+if [ -z "$root" ] && [ ! -r "$tarball" ] && [ -r "$sid$tarball" ]; then
+	tarball=$sid$tarball
+fi
 if [ ! -r "$tarball" ] && [ -n "$root" ]; then
 	echo "build-dm-patched: installing linux-source-$series in $root"
 	# (apt's output, and its complaint about /dev/pts in the chroot, dropped)

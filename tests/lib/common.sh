@@ -196,6 +196,16 @@ _table() {
 	esac
 }
 
+# _table_halves LEN DEV OFFSET: the mapping of "_table LEN DEV OFFSET
+# linear" as two dm-linear lines of LEN/2 sectors each (LEN even): two
+# targets, so dm core's clone path on every core, where a one-line
+# dm-linear table may be remapped in place (_dm_linear_in_place)
+_table_halves() {
+	local h=$(($1 / 2))
+
+	printf '0 %s linear %s %s\n%s %s linear %s %s\n' "$h" "$2" "$3" "$h" "$h" "$2" $(($3 + h))
+}
+
 # _dm_linear_in_place: whether the dm core under test remaps a dm-linear
 # bio in place, with no clone (the diet patch "dm: remap a bio of a
 # one-target dm-linear table in place", 7.2's 05 and 6.12's 04, on the

@@ -463,6 +463,28 @@ _since() {
 	awk -v s="$1" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }'
 }
 
+# FL_DMESG_BAD: what the kernel log must not hold (tests/run's scan after
+# each test and at the end, and the guests of upstream/diet/peers/)
+FL_DMESG_BAD='WARNING:|BUG:|Oops|KASAN|possible circular locking|hung_task|kmemleak|UBSAN|general protection'
+
+# _dmesg_since MARKER: the kernel log from the line holding MARKER on
+_dmesg_since() {
+	dmesg | awk -v m="$1" 'index($0, m) { on = 1 } on'
+}
+
+# _dmesg_scan WHO MARKER DIR: the kernel log since MARKER in DIR/dmesg,
+# its lines that match FL_DMESG_BAD in DIR/dmesg.bad; says which (WHO:
+# dmesg-scan passed or failed, and the first 20 hits); status 1 on a hit
+_dmesg_scan() {
+	_dmesg_since "$2" >"$3/dmesg"
+	if grep -E "$FL_DMESG_BAD" "$3/dmesg" >"$3/dmesg.bad"; then
+		echo "$1: dmesg-scan failed:"
+		head -20 "$3/dmesg.bad"
+		return 1
+	fi
+	echo "$1: dmesg-scan passed"
+}
+
 _cleanup() {
 	local n
 

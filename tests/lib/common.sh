@@ -29,7 +29,24 @@ FL_TARGET=${FL_TARGET:-fastlinear}
 # shellcheck source=tests/lib/kprobe.sh
 . "${BASH_SOURCE[0]%/*}/kprobe.sh"
 
-# _load_modules [keep]: dm-mod (FL_DM_MOD if set), configfs, null_blk
+# _load_dm_mod [keep]: the dm core under test: FL_DM_MOD (a rebuilt
+# dm-mod.ko, rig/vm --dm-core) when set, which must go in before anything
+# loads the kernel's own (an error if dm-mod is loaded, unless "keep"),
+# else the kernel's (modprobe dm-mod) where it is not loaded yet
+_load_dm_mod() {
+	if [ -e /sys/module/dm_mod ]; then
+		if [ -n "${FL_DM_MOD:-}" ] && [ -z "${1:-}" ]; then
+			echo "dm-mod already loaded, cannot insmod $FL_DM_MOD"
+			return 1
+		fi
+	elif [ -n "${FL_DM_MOD:-}" ]; then
+		insmod "$FL_DM_MOD"
+	else
+		modprobe dm-mod
+	fi
+}
+
+# _load_modules [keep]: dm-mod (_load_dm_mod), configfs, null_blk
 # without devices, brd (when FL_BRD_MB is set), tracefs, ext4 and the
 # target, each only where it is not there yet (each modprobe or mount is a
 # second or more under TCG).  The suite and the benchmarks replace a
@@ -40,16 +57,7 @@ FL_TARGET=${FL_TARGET:-fastlinear}
 _load_modules() {
 	local keep=${1:-}
 
-	if [ -e /sys/module/dm_mod ]; then
-		if [ -n "${FL_DM_MOD:-}" ] && [ -z "$keep" ]; then
-			echo "dm-mod already loaded, cannot insmod $FL_DM_MOD"
-			return 1
-		fi
-	elif [ -n "${FL_DM_MOD:-}" ]; then
-		insmod "$FL_DM_MOD" || return 1
-	else
-		modprobe dm-mod || return 1
-	fi
+	_load_dm_mod "$keep" || return 1
 	[ -e /sys/module/configfs ] || modprobe configfs 2>/dev/null
 	mountpoint -q /sys/kernel/config ||
 		mount -t configfs none /sys/kernel/config || return 1

@@ -209,7 +209,7 @@ check-patched:
 upstream-series:
 	upstream/make-series --base 7.2 build/upstream-series/v7.2
 
-## the diet series as mail (on the series), from upstream/diet/v7.2: build/upstream-diet/v7.2/
+## the diet series as mail, its three postings (upstream/diet/v7.2/postings): build/upstream-diet/v7.2/NAME/
 diet-series:
 	upstream/make-series --base 7.2 --diet build/upstream-diet/v7.2
 

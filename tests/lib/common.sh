@@ -216,7 +216,7 @@ _table_halves() {
 
 # _dm_linear_in_place: whether the dm core under test remaps a dm-linear
 # bio in place, with no clone (the diet patch "dm: remap a bio of a
-# one-target dm-linear table in place", 7.2's 05 and 6.12's 04, on the
+# one-target dm-linear table in place", 7.2's 05 and 6.12's 03, on the
 # patched core with FL_DIET: the build's file "diet", beside its dm-mod,
 # names the patches applied): the original bio is associated again at
 # the lower device (bio_associate_blkg()) where a clone would be
@@ -229,7 +229,7 @@ _dm_linear_in_place() {
 
 # _dm_remap_io_cache: whether the dm core under test keeps the records of
 # its in-place remaps in a per-cpu cache (the diet patch "dm: keep the
-# records of in-place remaps in a per-cpu cache", 7.2's 07 and 6.12's 05:
+# records of in-place remaps in a per-cpu cache", 7.2's 06 and 6.12's 04:
 # the slab cache dm_remap_io, a cpu hotplug teardown, a drain at unload)
 _dm_remap_io_cache() {
 	_dm_linear_in_place &&

@@ -249,10 +249,11 @@ check-diet-core:
 	./tests/check-diet-core $(DIET_KVER)
 
 # (tests/check-diet-debug: rig/build-kernel.sh debug --series 7.2 first,
-# 10 min on 2 CPUs; not in CI)
+# 10 min on 2 CPUs, 15 with other work; not in CI; DEBUG_TESTS="T...":
+# those tests only)
 ## the diet core on a 7.2 debug kernel (KASAN, lockdep, kmemleak): its tests and the robust group
 check-diet-debug:
-	./tests/check-diet-debug
+	./tests/check-diet-debug $(DEBUG_TESTS)
 
 ## the installs (make install, DKMS, dm-core-install), each loaded by modprobe in a guest
 check-install: kmod
